@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+#ifndef _SHEAF_BARN_H_
+#define _SHEAF_BARN_H_
+
+#include "sheaf_pvt.h"
+
+/* Create the rings and hand each barn its initial empty sheaves. */
+int sheaf_barn_init(struct sheaf_pool *sp, uint32_t first_sheaf);
+void sheaf_barn_release(struct sheaf_pool *sp);
+
+/* A full sheaf for an empty one, or NULL (empty stays with the caller). */
+struct sheaf *sheaf_barn_replace_empty(struct sheaf_pool *sp, uint32_t b,
+	struct sheaf *empty);
+
+/*
+ * An empty sheaf for a full one, or NULL when the barn holds its limit of
+ * full sheaves or has no empty one (full stays with the caller).
+ */
+struct sheaf *sheaf_barn_replace_full(struct sheaf_pool *sp, uint32_t b,
+	struct sheaf *full);
+
+struct sheaf *sheaf_barn_get_full(struct sheaf_pool *sp, uint32_t b);
+struct sheaf *sheaf_barn_get_empty(struct sheaf_pool *sp, uint32_t b);
+void sheaf_barn_put_full(struct sheaf_pool *sp, uint32_t b, struct sheaf *s);
+void sheaf_barn_put_empty(struct sheaf_pool *sp, uint32_t b, struct sheaf *s);
+
+/* Objects in all barns' full sheaves; racy, exact when quiet. */
+uint32_t sheaf_barn_count(const struct sheaf_pool *sp);
+
+#endif /* _SHEAF_BARN_H_ */

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+#ifndef _SHEAF_LCORE_H_
+#define _SHEAF_LCORE_H_
+
+/*
+ * The fast paths, inlined into the driver's dequeue and enqueue ops: a
+ * bounds check and a copy on the lcore's main sheaf, no atomics, no
+ * locks. Everything else is out of line in sheaf_lcore.c.
+ *
+ * The busy mark is the counterpart of SLUB's localtry_lock: it is set
+ * before the lcore's sheaves are read, so a signal handler that re-enters
+ * the pool on the same thread sees it and takes the shared path.
+ */
+
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_lcore.h>
+
+#include "sheaf_pvt.h"
+
+void sheaf_lcore_init(struct sheaf_pool *sp);
+
+/* Slow paths, entered with lc->busy == SHEAF_BUSY_SHEAF. */
+int sheaf_lcore_get_slow(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+	void **objs, unsigned int n);
+void sheaf_lcore_put_slow(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+	void * const *objs, unsigned int n);
+
+/*
+ * Shared paths, for threads without an lcore slot (lc == NULL) and for
+ * re-entrant calls (lc busy): slabs and barns only.
+ */
+int sheaf_shared_get(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+	void **objs, unsigned int n);
+void sheaf_shared_put(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+	void * const *objs, unsigned int n);
+
+/* Flush an lcore's sheaves to the slabs; owner only. Returns objects. */
+unsigned int sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_lcore *lc);
+
+/* Objects held by lcore sheaves; racy, exact when quiet. */
+uint32_t sheaf_lcore_count(const struct sheaf_pool *sp, uint32_t *nb_lcores);
+
+static inline struct sheaf_lcore *
+sheaf_lcore_slot(struct sheaf_pool *sp)
+{
+	unsigned int id = rte_lcore_id();
+
+	return id < RTE_MAX_LCORE ? &sp->lcore[id] : NULL;
+}
+
+static inline int
+sheaf_pool_get(struct sheaf_pool *sp, void **objs, unsigned int n)
+{
+	struct sheaf_lcore *lc = sheaf_lcore_slot(sp);
+	struct sheaf *m;
+	int ret = 0;
+
+	if (unlikely(lc == NULL || lc->busy != 0))
+		return sheaf_shared_get(sp, lc, objs, n);
+	lc->busy = SHEAF_BUSY_SHEAF;
+	/* Same-thread ordering only (signal handlers): no fence needed. */
+	rte_compiler_barrier();
+	m = lc->main;
+	if (likely(n <= m->size)) {
+		m->size -= n;
+		memcpy(objs, &m->objs[m->size], n * sizeof(void *));
+		lc->stat[RTE_SHEAF_STAT_ALLOC_FAST] += n;
+	} else {
+		ret = sheaf_lcore_get_slow(sp, lc, objs, n);
+	}
+	rte_compiler_barrier();
+	lc->busy = 0;
+	return ret;
+}
+
+static inline void
+sheaf_pool_put(struct sheaf_pool *sp, void * const *objs, unsigned int n)
+{
+	struct sheaf_lcore *lc = sheaf_lcore_slot(sp);
+	struct sheaf *m;
+
+	if (unlikely(lc == NULL || lc->busy != 0)) {
+		sheaf_shared_put(sp, lc, objs, n);
+		return;
+	}
+	lc->busy = SHEAF_BUSY_SHEAF;
+	rte_compiler_barrier();
+	m = lc->main;
+	if (likely(n <= m->capacity - m->size)) {
+		memcpy(&m->objs[m->size], objs, n * sizeof(void *));
+		m->size += n;
+		lc->stat[RTE_SHEAF_STAT_FREE_FAST] += n;
+	} else {
+		sheaf_lcore_put_slow(sp, lc, objs, n);
+	}
+	rte_compiler_barrier();
+	lc->busy = 0;
+}
+
+#endif /* _SHEAF_LCORE_H_ */

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+#ifndef _SHEAF_PVT_H_
+#define _SHEAF_PVT_H_
+
+/*
+ * Object map of a sheaf pool (struct sheaf_pool, the mempool's pool_data).
+ * Everything lives in rte_malloc memory and holds no process-local
+ * pointer, so a secondary process can drive the pool.
+ *
+ *   lcore[RTE_MAX_LCORE]   main + spare sheaf per lcore, owner only
+ *        |  whole sheaves
+ *   barn[nb_barns]         per socket: ring of full, ring of empty sheaves
+ *        |  objects, in bulk
+ *   depot[nb_barns]        per socket: partial slabs, bucketed by free count
+ *   slabs[nb_slabs]        runs of up to 64 objects at a constant stride
+ *
+ * Every object is in exactly one place: free in a slab, in a sheaf (an
+ * lcore's main or spare, a barn's full sheaf, an lcore's re-entry stash),
+ * or in the user's hands.
+ */
+
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_log.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+#include <rte_spinlock.h>
+
+#include "rte_sheaf.h"
+
+extern int sheaf_logtype;
+
+#define SHEAF_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, sheaf_logtype, "%s(): " fmt "\n", \
+		__func__, ##__VA_ARGS__)
+
+/* Identifies sheaf pool_data, guarding against other ops' private data. */
+#define SHEAF_POOL_MAGIC 0x5348454146504f4cULL /* "SHEAFPOL" */
+
+/* Objects per slab: one 64-bit free mask per slab. */
+#define SHEAF_SLAB_OBJS 64
+
+/* Objects a re-entrant free may park on its lcore (see sheaf_lcore.c). */
+#define SHEAF_STASH_OBJS 32
+
+/** An array of object pointers, the unit traded between tiers. */
+struct sheaf {
+	uint32_t size;     /* objects in objs[]; writer: current holder only */
+	uint32_t capacity; /* length of objs[]; fixed at creation */
+	void *objs[];
+};
+
+/* Busy bits of an lcore: what the lcore is in the middle of. */
+#define SHEAF_BUSY_SHEAF 0x1 /* touching its main or spare sheaf */
+#define SHEAF_BUSY_BARN  0x2 /* inside a barn ring operation */
+#define SHEAF_BUSY_DEPOT 0x4 /* holding a slab depot lock */
+#define SHEAF_BUSY_POPULATE 0x8 /* populating: frees go to slabs */
+
+/** Per-lcore state, one cache-line aligned slot per lcore id. */
+struct sheaf_lcore {
+	struct sheaf *main;  /* never NULL once set up; owner lcore only */
+	struct sheaf *spare; /* empty or full, never NULL; owner lcore only */
+	/*
+	 * SHEAF_BUSY_* bits; owner lcore only. A call that finds it non-zero
+	 * was re-entered (signal handler) and must not touch the sheaves.
+	 */
+	uint32_t busy;
+	uint32_t barn;       /* index of the barn of this lcore's socket */
+	/* Set by rte_sheaf_flush() on another lcore; owner clears it. */
+	uint32_t flush_req;
+	uint32_t nb_stash;   /* objects in stash[]; owner lcore only */
+	void *stash[SHEAF_STASH_OBJS]; /* re-entrant frees, see lcore.c */
+	uint64_t stat[RTE_SHEAF_STAT_MAX]; /* owner lcore only, no atomics */
+} __rte_cache_aligned;
+
+/** A run of up to SHEAF_SLAB_OBJS objects at a constant stride. */
+struct sheaf_slab {
+	uintptr_t base;     /* address of object 0 */
+	uint64_t free_mask; /* bit i set: object i is free in this slab */
+	uint32_t stride;    /* bytes between objects */
+	uint16_t nb_objs;   /* objects in this slab, 1..SHEAF_SLAB_OBJS */
+	uint16_t nb_free;   /* popcount of free_mask */
+	uint32_t prev;      /* depot bucket list links, SHEAF_SLAB_NONE ends */
+	uint32_t next;
+	uint32_t depot;     /* index of the depot (socket) it belongs to */
+	uint32_t pad;
+};
+
+#define SHEAF_SLAB_NONE UINT32_MAX
+
+/*
+ * Per-socket depot of slabs with free objects. Slabs sit in the bucket of
+ * their free count, so refill finds the fullest partial slab (fewest free
+ * objects) with one bit scan, keeping the working set compact: fully free
+ * slabs are touched last.
+ */
+struct sheaf_depot {
+	rte_spinlock_t lock;
+	uint32_t nb_free;   /* free objects in slabs; writer holds lock */
+	uint64_t nonempty;  /* bit k: bucket[k] (k + 1 free) non-empty */
+	uint32_t bucket[SHEAF_SLAB_OBJS]; /* list heads by free count - 1 */
+} __rte_cache_aligned;
+
+/** Per-socket barn: rings of full and of empty sheaves. */
+struct sheaf_barn {
+	struct rte_ring *full;  /* sheaves with 1..capacity objects */
+	struct rte_ring *empty; /* sheaves with 0 objects */
+	/* Objects in full sheaves; atomic, for get_count. */
+	uint32_t nb_objs;
+} __rte_cache_aligned;
+
+/** The mempool's pool_data. */
+struct sheaf_pool {
+	uint64_t magic;            /* SHEAF_POOL_MAGIC */
+	struct rte_mempool *mp;
+	struct rte_sheaf_config cfg; /* defaults resolved */
+	uint32_t nb_barns;
+	uint32_t nb_sheaves;       /* sheaves in the arena */
+	size_t sheaf_sz;           /* bytes per sheaf in the arena */
+	void *arena;               /* all sheaves, one allocation */
+	struct sheaf_barn *barn;   /* [nb_barns] */
+	struct sheaf_depot *depot; /* [nb_barns] */
+
+	/* Slabs; grown by populate only, never concurrently with use. */
+	struct sheaf_slab *slabs;
+	uint32_t *slab_by_addr;    /* slab indexes sorted by base address */
+	uint32_t nb_slabs;
+	/* Populate in progress: its thread, and its process-local record. */
+	int populate_tid;
+	void *populating;
+
+	/* Counters of threads without an lcore slot; relaxed atomics. */
+	uint64_t shared_stat[RTE_SHEAF_STAT_MAX];
+
+	struct sheaf_lcore lcore[RTE_MAX_LCORE];
+};
+
+static inline struct sheaf_pool *
+sheaf_pool_of(const struct rte_mempool *mp)
+{
+	return (struct sheaf_pool *)mp->pool_data;
+}
+
+/* Arena sheaf number i. */
+static inline struct sheaf *
+sheaf_arena_get(const struct sheaf_pool *sp, uint32_t i)
+{
+	return (struct sheaf *)RTE_PTR_ADD(sp->arena, (size_t)i * sp->sheaf_sz);
+}
+
+#endif /* _SHEAF_PVT_H_ */
