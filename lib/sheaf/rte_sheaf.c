@@ -42,6 +42,22 @@ sheaf_default_capacity(const struct rte_mempool *mp)
 	return RTE_MAX(RTE_MIN(cap, limit), 1u);
 }
 
+/*
+ * Barn objects are reachable by every lcore, so the default lets a barn
+ * hold the whole pool, as a ring driver's ring does: lcores that free more
+ * than they allocate (a pipeline's consumer) then trade sheaves instead of
+ * flushing them to the slabs. Costs one sheaf header and 8 bytes per
+ * object, like the ring.
+ */
+static uint32_t
+sheaf_default_barn(const struct rte_mempool *mp, uint32_t capacity)
+{
+	uint32_t n = (mp->size + capacity - 1) / capacity;
+
+	return RTE_MIN(RTE_MAX(n, (uint32_t)RTE_SHEAF_BARN_MIN_DEFAULT),
+		(uint32_t)RTE_SHEAF_BARN_MAX);
+}
+
 static int
 sheaf_config_resolve(const struct rte_mempool *mp,
 	const struct rte_sheaf_config *in, struct rte_sheaf_config *out)
@@ -72,9 +88,10 @@ sheaf_config_resolve(const struct rte_mempool *mp,
 	if (out->capacity == 0)
 		out->capacity = sheaf_default_capacity(mp);
 	if (out->barn_max_full == 0)
-		out->barn_max_full = RTE_SHEAF_BARN_FULL_DEFAULT;
+		out->barn_max_full = sheaf_default_barn(mp, out->capacity);
+	/* A barn holds a full sheaf only for an empty one it hands out. */
 	if (out->barn_max_empty == 0)
-		out->barn_max_empty = RTE_SHEAF_BARN_EMPTY_DEFAULT;
+		out->barn_max_empty = out->barn_max_full;
 	return 0;
 }
 
@@ -254,15 +271,15 @@ rte_sheaf_pktmbuf_pool_create(const char *name, unsigned int n,
 	struct rte_mempool *mp;
 	int ret;
 
-	if (config == NULL)
-		return rte_pktmbuf_pool_create_by_ops(name, n, cache_size,
-			priv_size, data_room_size, socket_id, RTE_SHEAF_OPS_NAME);
 	if (name == NULL || n == 0 || RTE_ALIGN(priv_size,
 			RTE_MBUF_PRIV_ALIGN) != priv_size) {
 		SHEAF_LOG(ERR, "bad name, size or priv_size %u", priv_size);
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	if (config == NULL)
+		return rte_pktmbuf_pool_create_by_ops(name, n, cache_size,
+			priv_size, data_room_size, socket_id, RTE_SHEAF_OPS_NAME);
 	cfg = *config;
 	mp = rte_mempool_create_empty(name, n,
 		sizeof(struct rte_mbuf) + priv_size + data_room_size,
@@ -284,21 +301,47 @@ rte_sheaf_pktmbuf_pool_create(const char *name, unsigned int n,
 	return mp;
 }
 
+/*
+ * Empty the barns into the slabs. The caller's slot, if it has one and
+ * is not re-entered, is marked busy so that a signal handler stays off
+ * the barn and depot it is using.
+ */
 static unsigned int
 sheaf_flush_barns(struct sheaf_pool *sp)
 {
+	struct sheaf_lcore *lc = sheaf_lcore_slot(sp);
 	unsigned int n = 0, bad = 0;
 	struct sheaf *s;
 	uint32_t b;
 
+	if (lc != NULL && lc->busy != 0)
+		return 0;
 	for (b = 0; b < sp->nb_barns; b++) {
-		while ((s = sheaf_barn_get_full(sp, b)) != NULL) {
+		for (;;) {
+			if (lc != NULL)
+				lc->busy = SHEAF_BUSY_SHEAF | SHEAF_BUSY_BARN;
+			rte_compiler_barrier();
+			s = sheaf_barn_get_full(sp, b);
+			rte_compiler_barrier();
+			if (lc != NULL)
+				lc->busy = SHEAF_BUSY_SHEAF;
+			if (s == NULL)
+				break;
 			n += s->size;
+			sheaf_depot_enter(lc);
 			bad += sheaf_slab_free_bulk(sp, s->objs, s->size);
+			sheaf_depot_leave(sp, lc);
 			s->size = 0;
+			if (lc != NULL)
+				lc->busy = SHEAF_BUSY_SHEAF | SHEAF_BUSY_BARN;
+			rte_compiler_barrier();
 			sheaf_barn_put_empty(sp, b, s);
+			rte_compiler_barrier();
 		}
 	}
+	rte_compiler_barrier();
+	if (lc != NULL)
+		lc->busy = 0;
 	if (bad != 0)
 		__atomic_fetch_add(&sp->shared_stat[RTE_SHEAF_STAT_FREE_INVALID],
 			bad, __ATOMIC_RELAXED);
@@ -317,7 +360,11 @@ sheaf_flush_self(struct sheaf_pool *sp)
 	if (lc == NULL || lc->busy != 0)
 		return 0;
 	lc->busy = SHEAF_BUSY_SHEAF;
-	rte_compiler_barrier();
+	rte_compiler_barrier(); /* see sheaf_pool_get() */
+	if (__atomic_load_n(&lc->steal, __ATOMIC_ACQUIRE) != 0) {
+		lc->busy = 0;
+		return 0; /* a thief is emptying the slot */
+	}
 	n = sheaf_lcore_flush(sp, lc);
 	rte_compiler_barrier();
 	lc->busy = 0;
@@ -348,7 +395,7 @@ sheaf_flush_remote(void *arg)
 static int
 sheaf_lcore_holds(const struct sheaf_lcore *lc)
 {
-	return __atomic_load_n(&lc->main->size, __ATOMIC_RELAXED) != 0 ||
+	return __atomic_load_n(&lc->msize, __ATOMIC_RELAXED) != 0 ||
 		__atomic_load_n(&lc->spare->size, __ATOMIC_RELAXED) != 0 ||
 		__atomic_load_n(&lc->nb_stash, __ATOMIC_RELAXED) != 0;
 }
@@ -379,6 +426,14 @@ rte_sheaf_flush(struct rte_mempool *mp)
 		/* Release pairs with the owner's acquire in its slow path. */
 		__atomic_store_n(&lc->flush_req, 1, __ATOMIC_RELEASE);
 		pending++;
+	}
+	/* Running lcores that are outside the pool right now: take back. */
+	if (pending != 0) {
+		sheaf_lcore_steal(sp, sheaf_lcore_slot(sp));
+		pending = 0;
+		for (i = 0; i < RTE_MAX_LCORE; i++)
+			if (i != self && sheaf_lcore_holds(&sp->lcore[i]))
+				pending++;
 	}
 	sheaf_flush_barns(sp);
 	return pending;

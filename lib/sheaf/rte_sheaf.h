@@ -51,11 +51,8 @@ extern "C" {
 /** Largest barn limit, in sheaves. */
 #define RTE_SHEAF_BARN_MAX 1024
 
-/** Default limit of full sheaves held by a barn. */
-#define RTE_SHEAF_BARN_FULL_DEFAULT 8
-
-/** Default number of empty sheaves a barn starts with. */
-#define RTE_SHEAF_BARN_EMPTY_DEFAULT 8
+/** Smallest default barn limit, in sheaves. */
+#define RTE_SHEAF_BARN_MIN_DEFAULT 8
 
 /**
  * Pool configuration, passed as the pool_config argument of
@@ -73,12 +70,15 @@ struct rte_sheaf_config {
 	uint32_t capacity;
 	/**
 	 * Full sheaves a barn holds before lcores flush to the slabs
-	 * instead. 0: RTE_SHEAF_BARN_FULL_DEFAULT. Max RTE_SHEAF_BARN_MAX.
+	 * instead. 0: enough for the whole pool (pool size / capacity),
+	 * at least RTE_SHEAF_BARN_MIN_DEFAULT. Max RTE_SHEAF_BARN_MAX.
 	 */
 	uint32_t barn_max_full;
 	/**
 	 * Empty sheaves each barn starts with, on top of the two each lcore
-	 * owns. 0: RTE_SHEAF_BARN_EMPTY_DEFAULT. Max RTE_SHEAF_BARN_MAX.
+	 * owns. A barn takes a full sheaf only in trade for an empty one, so
+	 * this also caps the full sheaves it can hold. 0: barn_max_full.
+	 * Max RTE_SHEAF_BARN_MAX.
 	 */
 	uint32_t barn_max_empty;
 	/** Reserved, must be 0. */
@@ -92,10 +92,10 @@ struct rte_sheaf_config {
  */
 #define RTE_SHEAF_STATS(X) \
 	X(ALLOC_FAST, alloc_fast, "Objects allocated from an lcore's main sheaf") \
-	X(ALLOC_SLOW, alloc_slow, "Objects allocated through the shared tiers") \
-	X(ALLOC_FAIL, alloc_fail, "Events: allocation failed, nothing taken") \
+	X(ALLOC_SLOW, alloc_slow, "Objects allocated past the main sheaf (slow paths)") \
 	X(FREE_FAST, free_fast, "Objects freed into an lcore's main sheaf") \
-	X(FREE_SLOW, free_slow, "Objects freed through the shared tiers") \
+	X(FREE_SLOW, free_slow, "Objects freed past the main sheaf (slow paths)") \
+	X(ALLOC_FAIL, alloc_fail, "Events: allocation failed, nothing taken") \
 	X(SWAP, swap, "Events: main and spare sheaf swapped") \
 	X(BARN_GET, barn_get, "Events: full sheaf taken from the barn") \
 	X(BARN_GET_FAIL, barn_get_fail, "Events: barn had no full sheaf") \
@@ -105,6 +105,7 @@ struct rte_sheaf_config {
 	X(FLUSH_MAIN, flush_main, "Objects flushed from a main sheaf to slabs") \
 	X(FLUSH_OTHER, flush_other, "Objects flushed to slabs by a flush call") \
 	X(REENTRANT, reentrant, "Events: call found its lcore busy") \
+	X(STEAL, steal, "Objects taken back from idle lcores' sheaves") \
 	X(FREE_INVALID, free_invalid, "Objects refused on free: foreign or double")
 
 /** Statistics items, see RTE_SHEAF_STATS. */
@@ -279,8 +280,12 @@ int rte_sheaf_flush(struct rte_mempool *mp);
  * @b EXPERIMENTAL: this API may change without prior notice.
  *
  * Upper bound of the objects that lcore sheaves can keep out of reach of
- * other lcores: lcores x 2 x capacity, with lcores the EAL lcore count
- * plus registered threads (RTE_MAX_LCORE at most).
+ * other lcores: lcores x (2 x capacity + 32), with lcores the EAL lcore
+ * count plus registered threads (RTE_MAX_LCORE at most), and 32 the
+ * objects a signal handler may park on its lcore. An allocation that
+ * finds the shared tiers empty takes back the objects of lcores that are
+ * outside the pool at that moment, so only lcores inside a pool call
+ * really keep theirs.
  *
  * MT-safe.
  * Lcore: any thread.

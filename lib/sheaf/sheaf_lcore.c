@@ -25,7 +25,11 @@
  * supported.
  */
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 
 #include <rte_errno.h>
 #include <rte_pause.h>
@@ -44,6 +48,7 @@ sheaf_lcore_init(struct sheaf_pool *sp)
 		unsigned int socket = rte_lcore_to_socket_id(i);
 
 		lc->main = sheaf_arena_get(sp, 2 * i);
+		lc->msize = 0;
 		lc->spare = sheaf_arena_get(sp, 2 * i + 1);
 		lc->barn = socket < sp->nb_barns ? socket : 0;
 	}
@@ -71,6 +76,92 @@ sheaf_stat_shared(struct sheaf_pool *sp, enum rte_sheaf_stat id, uint64_t v)
 	__atomic_fetch_add(&sp->shared_stat[id], v, __ATOMIC_RELAXED);
 }
 
+/*
+ * A failed dequeue must leave the caller's table as it was: DPDK's cache
+ * refill dequeues into its own object array and, on failure, keeps using
+ * the entries there. Slow paths copy objects out as they find them, so
+ * they save what they overwrite and put it back if they fail.
+ */
+#define SHEAF_UNDO_STACK 512 /* entries saved on the stack; more: malloc */
+
+struct sheaf_undo {
+	void **saved;
+	void *stack[SHEAF_UNDO_STACK];
+};
+
+static inline int
+sheaf_undo_init(struct sheaf_undo *u, unsigned int n)
+{
+	u->saved = n <= SHEAF_UNDO_STACK ? u->stack :
+		malloc(n * sizeof(void *));
+	return u->saved != NULL ? 0 : -ENOMEM;
+}
+
+/* Save objs[from, from + t) before they are overwritten. */
+static inline void
+sheaf_undo_save(struct sheaf_undo *u, void * const *objs, unsigned int from,
+	unsigned int t)
+{
+	memcpy(&u->saved[from], &objs[from], t * sizeof(void *));
+}
+
+static inline void
+sheaf_undo_restore(const struct sheaf_undo *u, void **objs, unsigned int n)
+{
+	memcpy(objs, u->saved, n * sizeof(void *));
+}
+
+static inline void
+sheaf_undo_fini(struct sheaf_undo *u)
+{
+	if (u->saved != u->stack)
+		free(u->saved);
+}
+
+/* Move the stash out before freeing it: a handler may refill it. */
+static unsigned int
+sheaf_lcore_take_stash(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+	void **tmp)
+{
+	unsigned int k = lc->nb_stash;
+
+	memcpy(tmp, sheaf_stash_of(sp, lc), k * sizeof(void *));
+	rte_compiler_barrier();
+	lc->nb_stash = 0;
+	return k;
+}
+
+void
+sheaf_depot_enter(struct sheaf_lcore *lc)
+{
+	if (lc != NULL)
+		sheaf_busy_set(lc, SHEAF_BUSY_DEPOT);
+}
+
+/*
+ * Leave a depot window. Frees that a signal handler parked in the stash
+ * meanwhile go to the slabs now, so the stash is empty again before the
+ * next window and rarely overflows.
+ */
+void
+sheaf_depot_leave(struct sheaf_pool *sp, struct sheaf_lcore *lc)
+{
+	void *tmp[SHEAF_STASH_OBJS];
+	unsigned int k, bad = 0;
+
+	if (lc == NULL)
+		return;
+	sheaf_busy_clear(lc, SHEAF_BUSY_DEPOT);
+	while (lc->nb_stash != 0) {
+		k = sheaf_lcore_take_stash(sp, lc, tmp);
+		sheaf_busy_set(lc, SHEAF_BUSY_DEPOT);
+		bad += sheaf_slab_free_bulk(sp, tmp, k);
+		sheaf_busy_clear(lc, SHEAF_BUSY_DEPOT);
+	}
+	if (bad != 0)
+		sheaf_stat_shared(sp, RTE_SHEAF_STAT_FREE_INVALID, bad);
+}
+
 /* Free objects to the slabs from the owner, under the depot mark. */
 static void
 sheaf_lcore_slab_free(struct sheaf_pool *sp, struct sheaf_lcore *lc,
@@ -78,22 +169,10 @@ sheaf_lcore_slab_free(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 {
 	unsigned int bad;
 
-	sheaf_busy_set(lc, SHEAF_BUSY_DEPOT);
+	sheaf_depot_enter(lc);
 	bad = sheaf_slab_free_bulk(sp, objs, n);
-	sheaf_busy_clear(lc, SHEAF_BUSY_DEPOT);
+	sheaf_depot_leave(sp, lc);
 	lc->stat[RTE_SHEAF_STAT_FREE_INVALID] += bad;
-}
-
-/* Move the stash out before freeing it: a handler may refill it. */
-static unsigned int
-sheaf_lcore_take_stash(struct sheaf_lcore *lc, void **tmp)
-{
-	unsigned int k = lc->nb_stash;
-
-	memcpy(tmp, lc->stash, k * sizeof(void *));
-	rte_compiler_barrier();
-	lc->nb_stash = 0;
-	return k;
 }
 
 unsigned int
@@ -102,10 +181,12 @@ sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 	void *tmp[SHEAF_STASH_OBJS];
 	unsigned int k, n;
 
-	k = sheaf_lcore_take_stash(lc, tmp);
+	k = sheaf_lcore_take_stash(sp, lc, tmp);
+	lc->main->size = lc->msize;
 	n = lc->main->size + lc->spare->size + k;
 	sheaf_lcore_slab_free(sp, lc, lc->main->objs, lc->main->size);
 	lc->main->size = 0;
+	lc->msize = 0;
 	sheaf_lcore_slab_free(sp, lc, lc->spare->objs, lc->spare->size);
 	lc->spare->size = 0;
 	sheaf_lcore_slab_free(sp, lc, tmp, k);
@@ -117,17 +198,14 @@ sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 static void
 sheaf_lcore_service(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 {
-	void *tmp[SHEAF_STASH_OBJS];
-	unsigned int k;
-
 	/* Acquire pairs with the requester's release store. */
 	if (unlikely(__atomic_load_n(&lc->flush_req, __ATOMIC_ACQUIRE))) {
 		sheaf_lcore_flush(sp, lc);
 		/* Release: a requester seeing 0 sees the sheaves emptied. */
 		__atomic_store_n(&lc->flush_req, 0, __ATOMIC_RELEASE);
 	} else if (unlikely(lc->nb_stash != 0)) {
-		k = sheaf_lcore_take_stash(lc, tmp);
-		sheaf_lcore_slab_free(sp, lc, tmp, k);
+		sheaf_depot_enter(lc);
+		sheaf_depot_leave(sp, lc);
 	}
 }
 
@@ -164,9 +242,9 @@ sheaf_lcore_refill_main(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 	}
 	lc->stat[RTE_SHEAF_STAT_BARN_GET_FAIL]++;
 
-	sheaf_busy_set(lc, SHEAF_BUSY_DEPOT);
+	sheaf_depot_enter(lc);
 	m->size = sheaf_slab_alloc_bulk(sp, lc->barn, m->objs, m->capacity);
-	sheaf_busy_clear(lc, SHEAF_BUSY_DEPOT);
+	sheaf_depot_leave(sp, lc);
 	if (m->size != 0) {
 		lc->stat[RTE_SHEAF_STAT_REFILL] += m->size;
 		return m->size;
@@ -234,8 +312,10 @@ void
 sheaf_lcore_put_slow(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 	void * const *objs, unsigned int n)
 {
+	lc->main->size = lc->msize;
 	sheaf_lcore_service(sp, lc);
 	sheaf_lcore_put_ladder(sp, lc, objs, n);
+	lc->msize = lc->main->size;
 	lc->stat[RTE_SHEAF_STAT_FREE_SLOW] += n;
 }
 
@@ -244,23 +324,43 @@ sheaf_lcore_get_slow(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 	void **objs, unsigned int n)
 {
 	unsigned int got = 0, t;
+	struct sheaf_undo undo;
+	int stolen = 0;
 	struct sheaf *m;
 
+	if (sheaf_undo_init(&undo, n) < 0) {
+		lc->stat[RTE_SHEAF_STAT_ALLOC_FAIL]++;
+		return -ENOBUFS;
+	}
+	lc->main->size = lc->msize;
 	sheaf_lcore_service(sp, lc);
+retry:
 	do {
 		m = lc->main;
 		t = RTE_MIN(m->size, n - got);
 		m->size -= t;
+		sheaf_undo_save(&undo, objs, got, t);
 		memcpy(objs + got, &m->objs[m->size], t * sizeof(void *));
 		got += t;
 		if (got == n) {
+			lc->msize = lc->main->size;
 			lc->stat[RTE_SHEAF_STAT_ALLOC_SLOW] += n;
+			sheaf_undo_fini(&undo);
 			return 0;
 		}
 	} while (sheaf_lcore_refill_main(sp, lc) != 0);
 
-	/* All or nothing: what was taken goes back. */
+	/* Objects stranded on idle lcores: take them back, try once more. */
+	if (!stolen && sheaf_lcore_steal(sp, lc) != 0) {
+		stolen = 1;
+		goto retry;
+	}
+
+	/* All or nothing: what was taken goes back, the table is restored. */
 	sheaf_lcore_put_ladder(sp, lc, objs, got);
+	lc->msize = lc->main->size;
+	sheaf_undo_restore(&undo, objs, got);
+	sheaf_undo_fini(&undo);
 	lc->stat[RTE_SHEAF_STAT_ALLOC_FAIL]++;
 	return -ENOBUFS;
 }
@@ -315,19 +415,31 @@ sheaf_shared_get(struct sheaf_pool *sp, struct sheaf_lcore *lc, void **objs,
 {
 	uint32_t busy = lc != NULL ? lc->busy : 0;
 	uint32_t home = sheaf_shared_home(sp, lc);
+	struct sheaf_undo undo;
 	unsigned int got = 0;
 
 	if (sheaf_shared_is_reentry(lc))
 		sheaf_stat_shared(sp, RTE_SHEAF_STAT_REENTRANT, 1);
+	if (sheaf_undo_init(&undo, n) < 0) {
+		sheaf_stat_shared(sp, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
+		return -ENOBUFS;
+	}
+	sheaf_undo_save(&undo, objs, 0, n);
 	if (!(busy & SHEAF_BUSY_DEPOT))
 		got = sheaf_slab_alloc_bulk(sp, home, objs, n);
 	if (got < n && !(busy & SHEAF_BUSY_BARN))
 		got += sheaf_shared_take_barns(sp, home, objs + got, n - got);
+	/* Not from a signal handler: a thief takes the depot lock. */
+	if (got < n && busy == 0 && sheaf_lcore_steal(sp, lc) != 0)
+		got += sheaf_slab_alloc_bulk(sp, home, objs + got, n - got);
 	if (got == n) {
+		sheaf_undo_fini(&undo);
 		sheaf_stat_shared(sp, RTE_SHEAF_STAT_ALLOC_SLOW, n);
 		return 0;
 	}
 	sheaf_shared_put(sp, lc, objs, got);
+	sheaf_undo_restore(&undo, objs, got);
+	sheaf_undo_fini(&undo);
 	sheaf_stat_shared(sp, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
 	return -ENOBUFS;
 }
@@ -347,7 +459,7 @@ sheaf_shared_park(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 	while (n > 0) {
 		t = RTE_MIN(SHEAF_STASH_OBJS - lc->nb_stash, n);
 		if (t != 0) {
-			memcpy(&lc->stash[lc->nb_stash], objs, t * sizeof(void *));
+			memcpy(&sheaf_stash_of(sp, lc)[lc->nb_stash], objs, t * sizeof(void *));
 			lc->nb_stash += t;
 		} else {
 			e = sheaf_barn_get_empty(sp, lc->barn);
@@ -389,6 +501,86 @@ sheaf_shared_put(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 		sheaf_stat_shared(sp, RTE_SHEAF_STAT_FREE_INVALID, bad);
 }
 
+/*
+ * Stealing, the counterpart of SLUB flushing every CPU's sheaves when an
+ * allocation fails: here the owner may be polling outside the pool and
+ * never reach a slow path, so the thief empties its sheaves itself, while
+ * the owner is provably outside. An asymmetric Dekker handshake:
+ *   owner: busy = 1; compiler barrier; if (steal) back off;
+ *   thief: steal = 1; membarrier(); if (busy == 0) take the sheaves.
+ * membarrier() runs a full barrier on every CPU running a thread of a
+ * registered process, so either the owner's store of busy is visible to
+ * the thief, or the owner's later load sees steal and stays off its
+ * sheaves (using the shared path) until the thief releases the mark. The
+ * owner's fast path pays one load on a line it already holds.
+ * Processes register in sheaf_steal_register(); where membarrier() is not
+ * available, lcores are not stolen from.
+ */
+static int sheaf_steal_ok; /* process-local: membarrier registered */
+
+RTE_INIT(sheaf_steal_register)
+{
+	sheaf_steal_ok = syscall(__NR_membarrier,
+		MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+}
+
+unsigned int
+sheaf_lcore_steal(struct sheaf_pool *sp, struct sheaf_lcore *lc)
+{
+	uint32_t marked[RTE_MAX_LCORE / 32] = { 0 };
+	unsigned int i, n = 0, nb = 0;
+
+	if (!sheaf_steal_ok)
+		return 0;
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		struct sheaf_lcore *v = &sp->lcore[i];
+		uint32_t zero = 0;
+
+		if (v == lc || __atomic_load_n(&v->msize, __ATOMIC_RELAXED) +
+				__atomic_load_n(&v->spare->size, __ATOMIC_RELAXED) +
+				__atomic_load_n(&v->nb_stash, __ATOMIC_RELAXED) == 0)
+			continue;
+		/* Acquire: see what a previous thief left. */
+		if (__atomic_compare_exchange_n(&v->steal, &zero, 1, 0,
+				__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			marked[i / 32] |= 1u << (i % 32);
+			nb++;
+		}
+	}
+	if (nb == 0)
+		return 0;
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) != 0)
+		goto release;
+	sheaf_depot_enter(lc);
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		struct sheaf_lcore *v = &sp->lcore[i];
+		unsigned int bad;
+
+		if (!(marked[i / 32] & (1u << (i % 32))) ||
+				__atomic_load_n(&v->busy, __ATOMIC_RELAXED) != 0)
+			continue;
+		/* The owner is outside and stays out: its slot is ours. */
+		bad = sheaf_slab_free_bulk(sp, v->main->objs, v->msize);
+		bad += sheaf_slab_free_bulk(sp, v->spare->objs, v->spare->size);
+		bad += sheaf_slab_free_bulk(sp, sheaf_stash_of(sp, v),
+			v->nb_stash);
+		n += v->msize + v->spare->size + v->nb_stash - bad;
+		v->msize = 0;
+		v->main->size = 0;
+		v->spare->size = 0;
+		v->nb_stash = 0;
+	}
+	sheaf_depot_leave(sp, lc);
+	sheaf_stat_shared(sp, RTE_SHEAF_STAT_STEAL, n);
+release:
+	for (i = 0; i < RTE_MAX_LCORE; i++)
+		if (marked[i / 32] & (1u << (i % 32)))
+			/* Release: the owner, seeing 0, sees its slot emptied. */
+			__atomic_store_n(&sp->lcore[i].steal, 0,
+				__ATOMIC_RELEASE);
+	return n;
+}
+
 uint32_t
 sheaf_lcore_count(const struct sheaf_pool *sp, uint32_t *nb_lcores)
 {
@@ -396,15 +588,14 @@ sheaf_lcore_count(const struct sheaf_pool *sp, uint32_t *nb_lcores)
 
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		const struct sheaf_lcore *lc = &sp->lcore[i];
-		const struct sheaf *m, *s;
+		const struct sheaf *s;
 		uint32_t v;
 
 		/* Racy, not critical: a swap in flight may count a sheaf
 		 * twice or not at all; exact when the pool is quiet.
 		 */
-		m = __atomic_load_n(&lc->main, __ATOMIC_RELAXED);
 		s = __atomic_load_n(&lc->spare, __ATOMIC_RELAXED);
-		v = __atomic_load_n(&m->size, __ATOMIC_RELAXED) +
+		v = __atomic_load_n(&lc->msize, __ATOMIC_RELAXED) +
 			__atomic_load_n(&s->size, __ATOMIC_RELAXED) +
 			__atomic_load_n(&lc->nb_stash, __ATOMIC_RELAXED);
 		if (v != 0)

@@ -15,10 +15,9 @@
  * the pool on the same thread sees it and takes the shared path.
  */
 
-#include <string.h>
-
 #include <rte_branch_prediction.h>
 #include <rte_lcore.h>
+#include <rte_memcpy.h>
 
 #include "sheaf_pvt.h"
 
@@ -39,11 +38,35 @@ int sheaf_shared_get(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 void sheaf_shared_put(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 	void * const *objs, unsigned int n);
 
+/*
+ * Depot windows of an lcore (lc may be NULL): a re-entrant free parks
+ * its objects meanwhile; leaving frees them.
+ */
+void sheaf_depot_enter(struct sheaf_lcore *lc);
+void sheaf_depot_leave(struct sheaf_pool *sp, struct sheaf_lcore *lc);
+
 /* Flush an lcore's sheaves to the slabs; owner only. Returns objects. */
 unsigned int sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_lcore *lc);
 
+/*
+ * Take back the objects of lcores that sit outside the pool, into the
+ * slabs; lc is the caller's slot or NULL. Returns the objects taken.
+ */
+unsigned int sheaf_lcore_steal(struct sheaf_pool *sp, struct sheaf_lcore *lc);
+
 /* Objects held by lcore sheaves; racy, exact when quiet. */
 uint32_t sheaf_lcore_count(const struct sheaf_pool *sp, uint32_t *nb_lcores);
+
+/*
+ * Copy object pointers. rte_memcpy() moves 16 to 128 bytes a step with no
+ * call; a plain loop runs one pointer pair a step, and libc's memcpy is a
+ * call through the PLT.
+ */
+static inline void
+sheaf_objs_copy(void **dst, void * const *src, unsigned int n)
+{
+	rte_memcpy(dst, src, n * sizeof(void *));
+}
 
 static inline struct sheaf_lcore *
 sheaf_lcore_slot(struct sheaf_pool *sp)
@@ -63,12 +86,21 @@ sheaf_pool_get(struct sheaf_pool *sp, void **objs, unsigned int n)
 	if (unlikely(lc == NULL || lc->busy != 0))
 		return sheaf_shared_get(sp, lc, objs, n);
 	lc->busy = SHEAF_BUSY_SHEAF;
-	/* Same-thread ordering only (signal handlers): no fence needed. */
+	/*
+	 * Against signal handlers, a compiler barrier. Against a thief, the
+	 * store above and the load below are ordered by the thief's
+	 * membarrier(), see sheaf_lcore_steal(); acquire pairs with its
+	 * release of the steal mark.
+	 */
 	rte_compiler_barrier();
+	if (unlikely(__atomic_load_n(&lc->steal, __ATOMIC_ACQUIRE) != 0)) {
+		lc->busy = 0;
+		return sheaf_shared_get(sp, NULL, objs, n);
+	}
 	m = lc->main;
-	if (likely(n <= m->size)) {
-		m->size -= n;
-		memcpy(objs, &m->objs[m->size], n * sizeof(void *));
+	if (likely(n <= lc->msize)) {
+		lc->msize -= n;
+		sheaf_objs_copy(objs, &m->objs[lc->msize], n);
 		lc->stat[RTE_SHEAF_STAT_ALLOC_FAST] += n;
 	} else {
 		ret = sheaf_lcore_get_slow(sp, lc, objs, n);
@@ -89,11 +121,16 @@ sheaf_pool_put(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 		return;
 	}
 	lc->busy = SHEAF_BUSY_SHEAF;
-	rte_compiler_barrier();
+	rte_compiler_barrier(); /* see sheaf_pool_get() */
+	if (unlikely(__atomic_load_n(&lc->steal, __ATOMIC_ACQUIRE) != 0)) {
+		lc->busy = 0;
+		sheaf_shared_put(sp, NULL, objs, n);
+		return;
+	}
 	m = lc->main;
-	if (likely(n <= m->capacity - m->size)) {
-		memcpy(&m->objs[m->size], objs, n * sizeof(void *));
-		m->size += n;
+	if (likely(n <= m->capacity - lc->msize)) {
+		sheaf_objs_copy(&m->objs[lc->msize], objs, n);
+		lc->msize += n;
 		lc->stat[RTE_SHEAF_STAT_FREE_FAST] += n;
 	} else {
 		sheaf_lcore_put_slow(sp, lc, objs, n);

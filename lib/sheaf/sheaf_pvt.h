@@ -63,19 +63,39 @@ struct sheaf {
 /** Per-lcore state, one cache-line aligned slot per lcore id. */
 struct sheaf_lcore {
 	struct sheaf *main;  /* never NULL once set up; owner lcore only */
-	struct sheaf *spare; /* empty or full, never NULL; owner lcore only */
+	/*
+	 * Objects in main. While the lcore owns main, this is the count and
+	 * main->size is stale: the fast path then reads one cache line and
+	 * no pointer chain. Slow paths sync main->size on entry and back.
+	 */
+	uint32_t msize;
 	/*
 	 * SHEAF_BUSY_* bits; owner lcore only. A call that finds it non-zero
 	 * was re-entered (signal handler) and must not touch the sheaves.
 	 */
 	uint32_t busy;
+	struct sheaf *spare; /* empty or full, never NULL; owner lcore only */
 	uint32_t barn;       /* index of the barn of this lcore's socket */
 	/* Set by rte_sheaf_flush() on another lcore; owner clears it. */
 	uint32_t flush_req;
-	uint32_t nb_stash;   /* objects in stash[]; owner lcore only */
-	void *stash[SHEAF_STASH_OBJS]; /* re-entrant frees, see lcore.c */
-	uint64_t stat[RTE_SHEAF_STAT_MAX]; /* owner lcore only, no atomics */
+	uint32_t nb_stash;   /* objects in the stash; owner lcore only */
+	/*
+	 * Set by another thread that takes this lcore's objects back while
+	 * the owner is outside the pool (see sheaf_lcore_steal()); the owner
+	 * then stays off its sheaves until it is cleared.
+	 */
+	uint32_t steal;
+	/*
+	 * Owner lcore only, no atomics. The fast-path items come first in
+	 * the enum, so they share the first cache line with main and busy.
+	 */
+	uint64_t stat[RTE_SHEAF_STAT_MAX];
 } __rte_cache_aligned;
+
+/* Re-entrant frees parked by an lcore, see sheaf_lcore.c. */
+struct sheaf_stash {
+	void *objs[SHEAF_STASH_OBJS];
+};
 
 /** A run of up to SHEAF_SLAB_OBJS objects at a constant stride. */
 struct sheaf_slab {
@@ -137,7 +157,15 @@ struct sheaf_pool {
 	uint64_t shared_stat[RTE_SHEAF_STAT_MAX];
 
 	struct sheaf_lcore lcore[RTE_MAX_LCORE];
+	struct sheaf_stash stash[RTE_MAX_LCORE];
 };
+
+/* The stash of an lcore slot. */
+static inline void **
+sheaf_stash_of(struct sheaf_pool *sp, const struct sheaf_lcore *lc)
+{
+	return sp->stash[lc - sp->lcore].objs;
+}
 
 static inline struct sheaf_pool *
 sheaf_pool_of(const struct rte_mempool *mp)

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+#ifndef _SHEAF_PERF_H_
+#define _SHEAF_PERF_H_
+
+/*
+ * sheaf-perf compares mempool ops side by side in one process. A scenario
+ * (local churn, pipeline, mbuf churn...) is measured for each ops spec in
+ * turn, round after round (A, B, C, A, B, C...), so that the noise of a
+ * shared machine falls on every ops alike and the per-round ratios to the
+ * baseline stay meaningful even when absolute rates do not.
+ *
+ * Objects of the app:
+ *   perf_opts      the command line, read-only once parsed.
+ *   perf_scenario  a row of the scenario table: pool kind, lcore layout
+ *                  and the body each lcore runs.
+ *   perf_entry     one (scenario, ops) row of the report: its pool, kept
+ *                  across rounds, and the samples of every round.
+ *   perf_sync      the flags one measurement's lcores meet on.
+ *   perf_worker    one lcore's part in a measurement, and its result.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_common.h>
+#include <rte_lcore.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "rte_sheaf.h"
+
+/* Limits of the options, each with its reason. */
+#define PERF_ROUNDS_MAX 1000     /* rounds: keeps a run finite */
+#define PERF_BULK_MAX 512        /* objects: DPDK's largest cache size */
+#define PERF_WINDOW_MAX 64       /* bulks held per lcore */
+#define PERF_OPS_MAX 16          /* ops specs: DPDK's ops table size */
+#define PERF_SECONDS_MAX 60.0    /* seconds per measurement */
+#define PERF_RING_SIZE_MAX 65536 /* pipeline ring slots */
+#define PERF_REASON_LEN 128      /* bytes of a failure reason */
+#define PERF_LABEL_LEN 48        /* bytes of an ops label */
+#define PERF_OBJ_SIZE_MAX (1u << 20)   /* bytes: far above any packet */
+#define PERF_POOL_SIZE_MAX (1u << 26)  /* objects: memory of -m sizes */
+#define PERF_STALL_MS_MAX 60000        /* ms: as long as a measurement */
+
+/** One ops spec of --ops: "name:cache[:capacity]". */
+struct perf_ops_spec {
+	char name[RTE_MEMPOOL_OPS_NAMESIZE]; /**< Mempool ops name. */
+	unsigned int cache;                  /**< DPDK per-lcore cache size. */
+	struct rte_sheaf_config sheaf;       /**< Used for the sheaf ops only. */
+	char label[PERF_LABEL_LEN];          /**< As shown: name[/capN]. */
+};
+
+/** What kind of pool a scenario measures. */
+enum perf_pool_kind {
+	PERF_POOL_PLAIN, /**< rte_mempool of --obj-size objects. */
+	PERF_POOL_MBUF,  /**< pktmbuf pool of --data-room buffers. */
+};
+
+/** How a scenario places its roles on the --lcores list. */
+enum perf_layout {
+	PERF_LAYOUT_ALL,   /**< Every lcore runs the same role. */
+	PERF_LAYOUT_PAIRS, /**< Consumer, producer, consumer, producer... */
+};
+
+/** Roles of an lcore in a measurement. */
+enum perf_role {
+	PERF_ROLE_CHURN,    /**< Gets and puts on its own. */
+	PERF_ROLE_CONSUMER, /**< Takes from a ring and frees. */
+	PERF_ROLE_PRODUCER, /**< Allocates and gives to a ring. */
+};
+
+/** The command line. */
+struct perf_opts {
+	unsigned int scenarios[16];    /**< Indexes into perf_scenarios. */
+	unsigned int nb_scenarios;
+	struct perf_ops_spec ops[PERF_OPS_MAX];
+	unsigned int nb_ops;
+	unsigned int baseline;         /**< Index into ops. */
+	unsigned int rounds;
+	double seconds;                /**< Per measurement. */
+	double warmup;                 /**< Per entry, before round 0. */
+	unsigned int bulk;             /**< Objects per get and per put. */
+	unsigned int window;           /**< Bulks each churn lcore holds. */
+	unsigned int obj_size;         /**< Bytes, plain pools. */
+	unsigned int pool_size;        /**< Objects per pool. */
+	unsigned int data_room;        /**< Bytes, mbuf pools. */
+	unsigned int ring_size;        /**< Pipeline ring, power of 2. */
+	unsigned int stall_ms;         /**< Failing gets this long fail a run. */
+	unsigned int lcores[RTE_MAX_LCORE]; /**< --lcores, main first. */
+	unsigned int nb_lcores;        /**< 0 until resolved after EAL init. */
+	bool touch;                    /**< Write each object once per get. */
+	bool rotate;                   /**< Start round r at entry r. */
+	bool strict;                   /**< Failed entries fail the exit code. */
+	bool quiet;                    /**< No progress line. */
+	bool sheaf_dump;               /**< rte_sheaf_dump() per sheaf pool. */
+	bool list;                     /**< List scenarios and ops, then exit. */
+	const char *csv;
+	const char *json;
+	const char *lcores_arg;        /**< Raw --lcores, parsed after EAL. */
+};
+
+/** The flags the lcores of one measurement meet on. */
+struct perf_sync {
+	uint32_t ready;    /**< Lcores set up; atomic, each adds 1. */
+	uint32_t go;       /**< Set once by main; publishes deadline. */
+	uint32_t stop;     /**< Set by the timekeeper or a failing lcore. */
+	uint64_t deadline; /**< TSC; written before go, read-only after. */
+	uint64_t stall;    /**< TSC cycles of failing gets that fail a run. */
+} __rte_cache_aligned;
+
+/** One lcore's part in a measurement. Owner lcore only while it runs. */
+struct perf_worker {
+	const struct perf_scenario *sc;
+	struct perf_sync *sync;
+	const struct perf_opts *opts;
+	struct rte_mempool *mp;   /**< NULL for a ceiling row. */
+	struct rte_ring *ring;    /**< Pairs layout: the pair's ring. */
+	struct perf_worker *peer; /**< Pairs layout: the other end. */
+	void **held;              /**< (window + 1) * bulk slots. */
+	unsigned int lcore_id;
+	enum perf_role role;
+	bool mbuf;                /**< Objects are mbufs. */
+	bool timekeeper;          /**< Stores stop at the deadline. */
+	uint32_t done;            /**< Producer: nothing more to enqueue. */
+	/* Results, read by main after rte_eal_wait_lcore(). */
+	uint64_t objects;         /**< Objects through get and put. */
+	uint64_t t_start;         /**< TSC at go. */
+	uint64_t t_end;           /**< TSC at stop. */
+	uint64_t get_fail;        /**< Failed get calls. */
+	char reason[PERF_REASON_LEN]; /**< Non-empty: the run failed. */
+} __rte_cache_aligned;
+
+struct perf_scenario {
+	const char *name;
+	const char *help;
+	enum perf_pool_kind pool;
+	enum perf_layout layout;
+	bool ceiling;             /**< Adds a row run with no mempool. */
+	/** Checks the options against the layout; 0 or -1 with a message. */
+	int (*check)(const struct perf_opts *o, char *err, size_t len);
+	/** The body of every lcore; results go in w. */
+	void (*body)(struct perf_worker *w);
+};
+
+extern const struct perf_scenario perf_scenarios[];
+extern const unsigned int perf_nb_scenarios;
+
+/** Status of a round or an entry. */
+enum perf_status {
+	PERF_OK,
+	PERF_SKIPPED,   /**< Not run: the entry failed earlier. */
+	PERF_FAILED,    /**< The ops could not run the scenario. */
+};
+
+/** One measurement. */
+struct perf_sample {
+	enum perf_status status;
+	uint64_t objects;
+	uint64_t wall_cycles;   /**< First start to last stop. */
+	uint64_t lcore_cycles;  /**< Sum over lcores of their busy time. */
+	uint64_t get_fail;
+	double mobjs;           /**< Million objects per second. */
+	double cycles_per_obj;  /**< lcore_cycles / objects. */
+	double ratio;           /**< mobjs / baseline's mobjs, same round. */
+	bool has_ratio;
+	bool whole;             /**< Pool whole after the run. */
+	unsigned int avail;     /**< rte_mempool_avail_count() after. */
+};
+
+/** One row of the report: a scenario measured with one ops spec. */
+struct perf_entry {
+	const struct perf_ops_spec *ops; /**< NULL: the ceiling row. */
+	bool baseline;
+	struct rte_mempool *mp;
+	struct perf_sample *rounds;      /**< opts.rounds samples. */
+	enum perf_status status;         /**< PERF_FAILED once any failed. */
+	bool not_whole;                  /**< A round lost objects. */
+	char reason[PERF_REASON_LEN];
+	/* Summary over PERF_OK rounds. */
+	unsigned int nb_ok;
+	double mobjs_med, mobjs_min, mobjs_max;
+	double cpo_med;
+	unsigned int nb_ratio;
+	double ratio_med, ratio_min, ratio_max;
+	uint64_t get_fail;
+};
+
+/** A scenario's results. */
+struct perf_result {
+	const struct perf_scenario *sc;
+	struct perf_entry *entries;
+	unsigned int nb_entries;
+};
+
+/* sheaf_perf_scenarios.c */
+void perf_worker_wait_go(struct perf_worker *w);
+void perf_worker_fail(struct perf_worker *w, const char *fmt, ...)
+	__rte_format_printf(2, 3);
+
+static inline bool
+perf_worker_should_stop(struct perf_worker *w)
+{
+	struct perf_sync *s = w->sync;
+
+	if (w->timekeeper && rte_rdtsc() >= s->deadline) {
+		/* Relaxed: stop carries no data; results are published by
+		 * the lcore's return, seen through rte_eal_wait_lcore().
+		 */
+		__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
+		return true;
+	}
+	/* Relaxed: a late read only runs one more iteration. */
+	return __atomic_load_n(&s->stop, __ATOMIC_RELAXED) != 0;
+}
+
+/* sheaf_perf_report.c */
+void perf_summarise(const struct perf_opts *o, struct perf_result *r);
+void perf_print_table(FILE *f, const struct perf_opts *o,
+	const struct perf_result *r);
+int perf_write_csv(const char *path, const struct perf_opts *o,
+	const struct perf_result *res, unsigned int nb);
+int perf_write_json(const char *path, const struct perf_opts *o,
+	const struct perf_result *res, unsigned int nb);
+const char *perf_entry_label(const struct perf_entry *e);
+unsigned int perf_entry_cache(const struct perf_entry *e);
+
+#endif /* _SHEAF_PERF_H_ */

@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+/*
+ * Summary and output of sheaf-perf: the terminal table, CSV and JSON.
+ *
+ * On a noisy machine absolute rates move between rounds, so the figure
+ * that matters is the ratio to the baseline measured in the same round;
+ * the summary gives the median of those per-round ratios and their range,
+ * next to the median, min and max of the rates themselves.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_version.h>
+
+#include "sheaf_perf.h"
+
+const char *
+perf_entry_label(const struct perf_entry *e)
+{
+	return e->ops != NULL ? e->ops->label : "ceiling";
+}
+
+unsigned int
+perf_entry_cache(const struct perf_entry *e)
+{
+	return e->ops != NULL ? e->ops->cache : 0;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorts v. */
+static double
+median(double *v, unsigned int n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void
+perf_summarise(const struct perf_opts *o, struct perf_result *res)
+{
+	const struct perf_entry *base = &res->entries[o->baseline];
+	double *v = calloc(o->rounds, sizeof(*v));
+	unsigned int i, r, n;
+
+	if (v == NULL)
+		return;
+	for (i = 0; i < res->nb_entries; i++) {
+		struct perf_entry *e = &res->entries[i];
+
+		e->get_fail = 0;
+		for (r = 0; r < o->rounds; r++) {
+			struct perf_sample *s = &e->rounds[r];
+			const struct perf_sample *b = &base->rounds[r];
+
+			e->get_fail += s->get_fail;
+			s->has_ratio = s->status == PERF_OK &&
+				b->status == PERF_OK && b->mobjs > 0;
+			s->ratio = s->has_ratio ? s->mobjs / b->mobjs : 0;
+		}
+
+		for (n = 0, r = 0; r < o->rounds; r++)
+			if (e->rounds[r].status == PERF_OK)
+				v[n++] = e->rounds[r].mobjs;
+		e->nb_ok = n;
+		e->mobjs_med = median(v, n);
+		e->mobjs_min = n ? v[0] : 0;
+		e->mobjs_max = n ? v[n - 1] : 0;
+
+		for (n = 0, r = 0; r < o->rounds; r++)
+			if (e->rounds[r].status == PERF_OK)
+				v[n++] = e->rounds[r].cycles_per_obj;
+		e->cpo_med = median(v, n);
+
+		for (n = 0, r = 0; r < o->rounds; r++)
+			if (e->rounds[r].has_ratio)
+				v[n++] = e->rounds[r].ratio;
+		e->nb_ratio = n;
+		e->ratio_med = median(v, n);
+		e->ratio_min = n ? v[0] : 0;
+		e->ratio_max = n ? v[n - 1] : 0;
+	}
+	free(v);
+}
+
+static const char *
+entry_status(const struct perf_opts *o, const struct perf_entry *e,
+	char *buf, size_t len)
+{
+	const char *what = e->not_whole ? "NOT WHOLE" :
+		e->status == PERF_FAILED ? "failed" :
+		e->baseline ? "baseline" : "ok";
+	int n;
+
+	if (e->status == PERF_FAILED || e->not_whole)
+		n = snprintf(buf, len, "%s: %s", what, e->reason);
+	else
+		n = snprintf(buf, len, "%s", what);
+	if (n >= 0 && (size_t)n < len && e->nb_ok != o->rounds &&
+			e->nb_ok != 0)
+		n += snprintf(buf + n, len - n, " (%u/%u rounds)", e->nb_ok,
+			o->rounds);
+	if (n >= 0 && (size_t)n < len && e->get_fail != 0)
+		snprintf(buf + n, len - n, " (%" PRIu64 " failed gets)",
+			e->get_fail);
+	return buf;
+}
+
+void
+perf_print_table(FILE *f, const struct perf_opts *o,
+	const struct perf_result *res)
+{
+	char status[PERF_REASON_LEN + 64], cache[16];
+	unsigned int i;
+
+	fprintf(f, "== %s: %s ==\n", res->sc->name, res->sc->help);
+	fprintf(f, "%-18s %5s %9s %9s %9s %8s %7s %7s %7s  %s\n",
+		"ops", "cache", "Mobj/s", "min", "max", "cyc/obj", "ratio",
+		"r.min", "r.max", "status");
+	for (i = 0; i < res->nb_entries; i++) {
+		const struct perf_entry *e = &res->entries[i];
+
+		if (e->ops != NULL)
+			snprintf(cache, sizeof(cache), "%u", e->ops->cache);
+		else
+			snprintf(cache, sizeof(cache), "-");
+		fprintf(f, "%-18s %5s ", perf_entry_label(e), cache);
+		if (e->nb_ok != 0)
+			fprintf(f, "%9.2f %9.2f %9.2f %8.1f ", e->mobjs_med,
+				e->mobjs_min, e->mobjs_max, e->cpo_med);
+		else
+			fprintf(f, "%9s %9s %9s %8s ", "-", "-", "-", "-");
+		if (e->nb_ratio != 0)
+			fprintf(f, "%7.3f %7.3f %7.3f  ", e->ratio_med,
+				e->ratio_min, e->ratio_max);
+		else
+			fprintf(f, "%7s %7s %7s  ", "-", "-", "-");
+		fprintf(f, "%s\n", entry_status(o, e, status, sizeof(status)));
+	}
+	fprintf(f, "\n");
+}
+
+static const char *
+status_name(enum perf_status s)
+{
+	switch (s) {
+	case PERF_OK:
+		return "ok";
+	case PERF_SKIPPED:
+		return "skipped";
+	case PERF_FAILED:
+		return "failed";
+	}
+	return "?";
+}
+
+static const char *
+entry_status_name(const struct perf_entry *e)
+{
+	if (e->not_whole)
+		return "not-whole";
+	return status_name(e->status);
+}
+
+/* A CSV field: quoted, inner quotes doubled. */
+static void
+csv_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void
+csv_entry_head(FILE *f, const char *kind, const struct perf_result *res,
+	const struct perf_entry *e)
+{
+	fprintf(f, "%s,%s,%s,", kind, res->sc->name,
+		e->ops != NULL ? e->ops->name : "ceiling");
+	if (e->ops != NULL)
+		fprintf(f, "%u,%u,", e->ops->cache, e->ops->sheaf.capacity);
+	else
+		fprintf(f, ",,");
+	csv_str(f, perf_entry_label(e));
+	fprintf(f, ",%d,", e->baseline);
+}
+
+int
+perf_write_csv(const char *path, const struct perf_opts *o,
+	const struct perf_result *res, unsigned int nb)
+{
+	unsigned int s, i, r;
+	FILE *f;
+
+	f = fopen(path, "w");
+	if (f == NULL) {
+		fprintf(stderr, "--csv %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "kind,scenario,ops,cache,capacity,label,baseline,round,"
+		"status,objects,wall_cycles,lcore_cycles,mobjs,cycles_per_obj,"
+		"ratio,mobjs_min,mobjs_max,ratio_min,ratio_max,rounds_ok,"
+		"get_fail,whole,reason\n");
+	for (s = 0; s < nb; s++) {
+		for (i = 0; i < res[s].nb_entries; i++) {
+			const struct perf_entry *e = &res[s].entries[i];
+
+			for (r = 0; r < o->rounds; r++) {
+				const struct perf_sample *p = &e->rounds[r];
+
+				csv_entry_head(f, "round", &res[s], e);
+				fprintf(f, "%u,%s,%" PRIu64 ",%" PRIu64 ",%"
+					PRIu64 ",%.4f,%.3f,", r,
+					status_name(p->status), p->objects,
+					p->wall_cycles, p->lcore_cycles,
+					p->mobjs, p->cycles_per_obj);
+				if (p->has_ratio)
+					fprintf(f, "%.5f", p->ratio);
+				fprintf(f, ",,,,,,%" PRIu64 ",%d,\n",
+					p->get_fail, p->whole);
+			}
+			csv_entry_head(f, "summary", &res[s], e);
+			fprintf(f, ",%s,,,,", entry_status_name(e));
+			if (e->nb_ok != 0)
+				fprintf(f, "%.4f,%.3f,", e->mobjs_med,
+					e->cpo_med);
+			else
+				fprintf(f, ",,");
+			if (e->nb_ratio != 0)
+				fprintf(f, "%.5f,", e->ratio_med);
+			else
+				fprintf(f, ",");
+			if (e->nb_ok != 0)
+				fprintf(f, "%.4f,%.4f,", e->mobjs_min,
+					e->mobjs_max);
+			else
+				fprintf(f, ",,");
+			if (e->nb_ratio != 0)
+				fprintf(f, "%.5f,%.5f,", e->ratio_min,
+					e->ratio_max);
+			else
+				fprintf(f, ",,");
+			fprintf(f, "%u,%" PRIu64 ",%d,", e->nb_ok,
+				e->get_fail, !e->not_whole);
+			csv_str(f, e->reason);
+			fputc('\n', f);
+		}
+	}
+	if (fclose(f) != 0) {
+		fprintf(stderr, "--csv %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* A number, or null where there is none. */
+static void
+json_num(FILE *f, bool has, double v)
+{
+	if (has)
+		fprintf(f, "%.6g", v);
+	else
+		fprintf(f, "null");
+}
+
+static void
+json_config(FILE *f, const struct perf_opts *o)
+{
+	unsigned int i;
+
+	fprintf(f, "\"config\": {\"rounds\": %u, \"seconds\": %g, "
+		"\"warmup\": %g, \"bulk\": %u, \"window\": %u, "
+		"\"obj_size\": %u, \"pool_size\": %u, \"data_room\": %u, "
+		"\"ring_size\": %u, \"stall_ms\": %u, \"touch\": %s, "
+		"\"rotate\": %s, \"lcores\": [",
+		o->rounds, o->seconds, o->warmup, o->bulk, o->window,
+		o->obj_size, o->pool_size, o->data_room, o->ring_size,
+		o->stall_ms, o->touch ? "true" : "false",
+		o->rotate ? "true" : "false");
+	for (i = 0; i < o->nb_lcores; i++)
+		fprintf(f, "%s%u", i ? ", " : "", o->lcores[i]);
+	fprintf(f, "], \"main_lcore\": %u, \"baseline\": ",
+		rte_get_main_lcore());
+	json_str(f, o->ops[o->baseline].label);
+	fprintf(f, ", \"baseline_cache\": %u}", o->ops[o->baseline].cache);
+}
+
+static void
+json_entry(FILE *f, const struct perf_opts *o, const struct perf_entry *e)
+{
+	unsigned int r;
+
+	fprintf(f, "{\"ops\": ");
+	json_str(f, e->ops != NULL ? e->ops->name : "ceiling");
+	fprintf(f, ", \"label\": ");
+	json_str(f, perf_entry_label(e));
+	if (e->ops != NULL)
+		fprintf(f, ", \"cache\": %u, \"capacity\": %u", e->ops->cache,
+			e->ops->sheaf.capacity);
+	else
+		fprintf(f, ", \"cache\": null, \"capacity\": null");
+	fprintf(f, ", \"baseline\": %s, \"status\": ",
+		e->baseline ? "true" : "false");
+	json_str(f, entry_status_name(e));
+	fprintf(f, ", \"reason\": ");
+	json_str(f, e->reason);
+	fprintf(f, ",\n       \"summary\": {\"rounds_ok\": %u, \"mobjs\": ",
+		e->nb_ok);
+	json_num(f, e->nb_ok != 0, e->mobjs_med);
+	fprintf(f, ", \"mobjs_min\": ");
+	json_num(f, e->nb_ok != 0, e->mobjs_min);
+	fprintf(f, ", \"mobjs_max\": ");
+	json_num(f, e->nb_ok != 0, e->mobjs_max);
+	fprintf(f, ", \"cycles_per_obj\": ");
+	json_num(f, e->nb_ok != 0, e->cpo_med);
+	fprintf(f, ", \"ratio\": ");
+	json_num(f, e->nb_ratio != 0, e->ratio_med);
+	fprintf(f, ", \"ratio_min\": ");
+	json_num(f, e->nb_ratio != 0, e->ratio_min);
+	fprintf(f, ", \"ratio_max\": ");
+	json_num(f, e->nb_ratio != 0, e->ratio_max);
+	fprintf(f, ", \"get_fail\": %" PRIu64 "},\n       \"rounds\": [",
+		e->get_fail);
+	for (r = 0; r < o->rounds; r++) {
+		const struct perf_sample *p = &e->rounds[r];
+
+		fprintf(f, "%s\n        {\"round\": %u, \"status\": ",
+			r ? "," : "", r);
+		json_str(f, status_name(p->status));
+		fprintf(f, ", \"objects\": %" PRIu64 ", \"wall_cycles\": %"
+			PRIu64 ", \"lcore_cycles\": %" PRIu64 ", \"mobjs\": ",
+			p->objects, p->wall_cycles, p->lcore_cycles);
+		json_num(f, p->status == PERF_OK, p->mobjs);
+		fprintf(f, ", \"cycles_per_obj\": ");
+		json_num(f, p->status == PERF_OK, p->cycles_per_obj);
+		fprintf(f, ", \"ratio\": ");
+		json_num(f, p->has_ratio, p->ratio);
+		fprintf(f, ", \"get_fail\": %" PRIu64 ", \"whole\": %s}",
+			p->get_fail, p->whole ? "true" : "false");
+	}
+	fprintf(f, "]}");
+}
+
+int
+perf_write_json(const char *path, const struct perf_opts *o,
+	const struct perf_result *res, unsigned int nb)
+{
+	unsigned int s, i;
+	FILE *f;
+
+	f = fopen(path, "w");
+	if (f == NULL) {
+		fprintf(stderr, "--json %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "{\"tool\": \"sheaf-perf\", \"dpdk\": ");
+	json_str(f, rte_version());
+	fprintf(f, ", \"tsc_hz\": %" PRIu64 ",\n ", rte_get_tsc_hz());
+	json_config(f, o);
+	fprintf(f, ",\n \"scenarios\": [");
+	for (s = 0; s < nb; s++) {
+		fprintf(f, "%s\n  {\"name\": ", s ? "," : "");
+		json_str(f, res[s].sc->name);
+		fprintf(f, ", \"help\": ");
+		json_str(f, res[s].sc->help);
+		fprintf(f, ", \"entries\": [");
+		for (i = 0; i < res[s].nb_entries; i++) {
+			fprintf(f, "%s\n      ", i ? "," : "");
+			json_entry(f, o, &res[s].entries[i]);
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "]}\n");
+	if (fclose(f) != 0) {
+		fprintf(stderr, "--json %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The sheaf authors
+#
+# Configure (once) and build sheaf.
+#   build/       release build (project defaults): perf runs and tests
+#   build-asan/  debug build with ASan + UBSan: tests only
+#
+# Usage: scripts/build.sh [release|asan|all]   (default: all)
+
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+what=${1:-all}
+
+# Set up a build directory, or apply the options to an existing one. A
+# directory whose set-up never finished has no build.ninja: start over.
+configure() {
+	local dir=$1; shift
+	if [ ! -f "$dir/build.ninja" ]; then
+		rm -rf "$dir"
+		meson setup "$dir" "$@"
+	elif [ $# -gt 0 ]; then
+		meson configure "$dir" "$@"
+	fi
+}
+
+build_release() {
+	configure build
+	ninja -C build
+}
+
+build_asan() {
+	# b_lundef=false: the plugin and the library leave the sanitizer
+	# runtime symbols to the executable that loads them.
+	# werror=false: gcc warns differently with sanitizers at -O0 (e.g.
+	# -Wformat-truncation); build/ enforces -Werror, this build is for
+	# the run-time checks.
+	configure build-asan -Dbuildtype=debug \
+		-Db_sanitize=address,undefined -Db_lundef=false -Dwerror=false
+	ninja -C build-asan
+}
+
+case "$what" in
+release) build_release ;;
+asan) build_asan ;;
+all) build_release; build_asan ;;
+*) echo "usage: $0 [release|asan|all]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The sheaf authors
+#
+# The perf comparison: set up the machine, build build/ (release), run
+# build/app/sheaf-perf with its defaults (every scenario; sheaf against
+# ring_mp_mc, stack and bucket) on lcores 0-1, and keep the results:
+#   results/perf.txt   the report as printed
+#   results/perf.csv   every round and the summary (--csv)
+#   results/perf.json  the same as JSON (--json)
+#   results/env.txt    machine, DPDK and commit the numbers come from
+#   results/perf-<scenario>.png  plots (app/plot.py)
+#
+# Usage: scripts/perf.sh [sheaf-perf options]  e.g. --scenario local --rounds 3
+# Environment:
+#   SHEAF_NO_SETUP=1    skip scripts/setup.sh (packages, hugepages)
+#   SHEAF_LCORES        EAL lcore list (default 0-1)
+#   SHEAF_RESULTS       results directory (default results/)
+
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+if [ "${SHEAF_NO_SETUP:-0}" != 1 ]; then
+	bash scripts/setup.sh
+fi
+bash scripts/build.sh release
+
+out=${SHEAF_RESULTS:-results}
+mkdir -p "$out"
+app=build/app/sheaf-perf
+[ -x "$app" ] || { echo "perf: $app was not built" >&2; exit 1; }
+
+# Hugepages when 512 MiB are free, else plain memory: slower TLB-wise,
+# so the numbers say which one they used (env.txt).
+free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+size=$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)
+if awk '$3 == "hugetlbfs" { f = 1 } END { exit !f }' /proc/mounts &&
+		[ $(( ${free:-0} * ${size:-0} / 1024 )) -ge 512 ]; then
+	mem=(--huge-unlink)
+	memory="hugepages (${size} kB)"
+else
+	mem=(--no-huge -m 2048)
+	memory="no hugepages (--no-huge)"
+	echo "perf: fewer than 512 MiB of free hugepages, running with --no-huge"
+fi
+
+prefix="sheaf-perf-$$"
+trap 'rm -rf "/var/run/dpdk/$prefix"' EXIT
+eal=(-l "${SHEAF_LCORES:-0-1}" --file-prefix "$prefix" --no-pci "${mem[@]}")
+
+{
+	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(
+		git diff --quiet HEAD 2>/dev/null || echo ' (modified)')"
+	echo "cpu: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+	echo "cpus: $(nproc)"
+	echo "kernel: $(uname -r)"
+	echo "dpdk: $(pkg-config --modversion libdpdk 2>/dev/null || echo unknown)"
+	echo "memory: $memory"
+	echo "command: $app ${eal[*]} -- --csv $out/perf.csv --json $out/perf.json $*"
+} > "$out/env.txt"
+
+echo "perf: $app ${eal[*]} -- --csv $out/perf.csv --json $out/perf.json $*"
+rc=0
+"$app" "${eal[@]}" -- --csv "$out/perf.csv" --json "$out/perf.json" "$@" \
+	< /dev/null | tee "$out/perf.txt" || rc=$?
+
+# Plots: app/plot.py (matplotlib, from Debian's python3-matplotlib; it
+# re-runs itself under /usr/bin/python3 and says so when it is missing).
+if [ -f app/plot.py ] && [ -s "$out/perf.json" ]; then
+	python3 app/plot.py "$out/perf.json" -o "$out/perf" ||
+		echo "perf: plotting failed (the numbers are in $out/perf.csv)"
+fi
+echo "perf: results in $out/ (exit status $rc)"
+exit $rc

@@ -1,0 +1,1062 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+/*
+ * Pool life cycle and API contract: every way to create a sheaf pool,
+ * getting and returning every object (with and without DPDK's own cache),
+ * object contents left alone, memory released on free, configuration
+ * validation and the errors of every public call on bad input.
+ */
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_memzone.h>
+#include <rte_mempool.h>
+
+#include "sheaf_test.h"
+
+/* Big enough for DPDK's largest cache (1.5 x 256 must fit) and a default. */
+#define POOL_N 4095
+#define POOL_ELT 64
+/* A pool no heuristic should call small. */
+#define BIG_N 16383
+
+/* What each case creates; the teardown releases it whatever happened. */
+static struct rte_mempool *pool;
+static struct rte_mempool *pool2;
+static struct sheaf_test_objs table;
+static void **objs;
+
+static void
+case_teardown(void)
+{
+	rte_mempool_free(pool);
+	rte_mempool_free(pool2);
+	pool = NULL;
+	pool2 = NULL;
+	sheaf_test_objs_free(&table);
+	free(objs);
+	objs = NULL;
+}
+
+static const char *
+ops_name(const struct rte_mempool *mp)
+{
+	return rte_mempool_get_ops(mp->ops_index)->name;
+}
+
+/* A populated, unused sheaf pool: all objects free, nothing held. */
+static int
+check_fresh(struct rte_mempool *mp, unsigned int n)
+{
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_pool_check(mp), 0, "pool check");
+	RTE_TEST_ASSERT(strcmp(ops_name(mp), RTE_SHEAF_OPS_NAME) == 0,
+		"ops name: got %s, expected %s", ops_name(mp),
+		RTE_SHEAF_OPS_NAME);
+	SHEAF_TEST_ASSERT_INT(mp->size, n, "pool size");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(mp), n, "avail count");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_in_use_count(mp), 0, "in use");
+	RTE_TEST_ASSERT(rte_mempool_full(mp), "full: got false, expected true");
+	SHEAF_TEST_CHECK(sheaf_test_check_placement(mp, 0));
+	return TEST_SUCCESS;
+}
+
+static struct rte_mempool *
+create_by_ops(const char *name, unsigned int n, unsigned int elt_size,
+	unsigned int cache_size, const struct rte_sheaf_config *cfg)
+{
+	struct rte_mempool *mp;
+	int ret;
+
+	mp = rte_mempool_create_empty(name, n, elt_size, cache_size, 0,
+		SOCKET_ID_ANY, 0);
+	if (mp == NULL)
+		return NULL;
+	ret = rte_mempool_set_ops_byname(mp, RTE_SHEAF_OPS_NAME,
+		(void *)(uintptr_t)cfg);
+	if (ret == 0)
+		ret = rte_mempool_populate_default(mp);
+	if (ret < 0) {
+		rte_mempool_free(mp);
+		rte_errno = -ret;
+		return NULL;
+	}
+	return mp;
+}
+
+static int
+test_create_by_ops_default(void)
+{
+	struct rte_sheaf_info info;
+	int ret;
+
+	pool = rte_mempool_create_empty("sp_ops", BIG_N, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create empty: got NULL (%s)",
+		rte_strerror(rte_errno));
+	ret = rte_mempool_set_ops_byname(pool, RTE_SHEAF_OPS_NAME, NULL);
+	SHEAF_TEST_ASSERT_INT(ret, 0, "set ops sheaf");
+	/* Ops chosen but not populated: not a usable sheaf pool yet. */
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_pool_check(pool), EINVAL);
+	ret = rte_mempool_populate_default(pool);
+	SHEAF_TEST_ASSERT_INT(ret, BIG_N, "populate");
+	SHEAF_TEST_CHECK(check_fresh(pool, BIG_N));
+
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_info_get(pool, &info),
+		"info get: got %d, expected 0", rte_errno);
+	SHEAF_TEST_ASSERT_INT(info.size, BIG_N, "info.size");
+	SHEAF_TEST_ASSERT_INT(info.capacity, RTE_SHEAF_CAPACITY_DEFAULT,
+		"default capacity");
+	/* Default barn: room for the whole pool in full sheaves. */
+	RTE_TEST_ASSERT(info.barn_max_full >= RTE_SHEAF_BARN_MIN_DEFAULT &&
+		info.barn_max_full >= BIG_N / info.capacity &&
+		info.barn_max_full <= RTE_SHEAF_BARN_MAX,
+		"default barn_max_full: got %u, expected %u..%u",
+		info.barn_max_full,
+		RTE_MAX((uint32_t)RTE_SHEAF_BARN_MIN_DEFAULT,
+			BIG_N / info.capacity),
+		RTE_SHEAF_BARN_MAX);
+	SHEAF_TEST_ASSERT_INT(info.barn_max_empty, info.barn_max_full,
+		"default barn_max_empty");
+	SHEAF_TEST_ASSERT_INT(info.barn_empty,
+		info.barn_max_empty * info.nb_barns, "empty sheaves when fresh");
+	RTE_TEST_ASSERT(info.nb_barns >= 1 &&
+		info.nb_barns <= rte_socket_count(),
+		"nb_barns: got %u, expected 1..%u", info.nb_barns,
+		rte_socket_count());
+	RTE_TEST_ASSERT(info.nb_slabs >= 1 && info.nb_slabs <= BIG_N,
+		"nb_slabs: got %u, expected 1..%u", info.nb_slabs, BIG_N);
+	SHEAF_TEST_ASSERT_INT(info.in_slabs, BIG_N, "in_slabs when fresh");
+	SHEAF_TEST_ASSERT_INT(info.in_lcores, 0, "in_lcores when fresh");
+	SHEAF_TEST_ASSERT_INT(info.in_barns, 0, "in_barns when fresh");
+	SHEAF_TEST_ASSERT_INT(info.nb_lcores, 0, "nb_lcores when fresh");
+	return TEST_SUCCESS;
+}
+
+static int
+test_create_by_ops_config(void)
+{
+	struct rte_sheaf_config cfg = {
+		.capacity = 16, .barn_max_full = 3, .barn_max_empty = 5,
+	};
+	struct rte_sheaf_info info;
+
+	pool = create_by_ops("sp_opscfg", POOL_N, POOL_ELT, 0, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	/* The config is read at populate time: scribbling on it later is safe. */
+	memset(&cfg, 0xff, sizeof(cfg));
+	SHEAF_TEST_CHECK(check_fresh(pool, POOL_N));
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_info_get(pool, &info),
+		"info get: got %d, expected 0", rte_errno);
+	SHEAF_TEST_ASSERT_INT(info.capacity, 16, "capacity");
+	SHEAF_TEST_ASSERT_INT(info.barn_max_full, 3, "barn_max_full");
+	SHEAF_TEST_ASSERT_INT(info.barn_max_empty, 5, "barn_max_empty");
+	SHEAF_TEST_ASSERT_INT(info.barn_empty, 5 * info.nb_barns,
+		"empty sheaves in fresh barns");
+	RTE_TEST_ASSERT(info.nb_sheaves >= info.barn_empty,
+		"nb_sheaves: got %u, expected >= %u", info.nb_sheaves,
+		info.barn_empty);
+	return TEST_SUCCESS;
+}
+
+static int
+test_sheaf_pool_create(void)
+{
+	struct rte_sheaf_config cfg = { .capacity = 32 };
+	struct rte_sheaf_info info;
+
+	pool = rte_sheaf_pool_create("sp_create", POOL_N, POOL_ELT, 0, 128,
+		SOCKET_ID_ANY, 0, NULL);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	SHEAF_TEST_CHECK(check_fresh(pool, POOL_N));
+	SHEAF_TEST_ASSERT_INT(pool->cache_size, 0, "cache size");
+	SHEAF_TEST_ASSERT_INT(pool->elt_size, POOL_ELT, "elt size");
+	RTE_TEST_ASSERT(pool->private_data_size >= 128,
+		"private size: got %u, expected >= 128",
+		pool->private_data_size);
+	RTE_TEST_ASSERT(rte_mempool_lookup("sp_create") == pool,
+		"lookup: got another pool");
+
+	pool2 = rte_sheaf_pool_create("sp_create2", POOL_N, POOL_ELT, 32, 0,
+		SOCKET_ID_ANY, 0, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool2, "create with cache: got NULL (%s)",
+		rte_strerror(rte_errno));
+	memset(&cfg, 0xff, sizeof(cfg));
+	SHEAF_TEST_CHECK(check_fresh(pool2, POOL_N));
+	SHEAF_TEST_ASSERT_INT(pool2->cache_size, 32, "cache size");
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_info_get(pool2, &info),
+		"info get: got %d, expected 0", rte_errno);
+	SHEAF_TEST_ASSERT_INT(info.capacity, 32, "capacity (config copied)");
+
+	/* A second pool of the same name must be refused, as by DPDK. */
+	SHEAF_TEST_ASSERT_NULL_ERR(rte_sheaf_pool_create("sp_create", POOL_N,
+		POOL_ELT, 0, 0, SOCKET_ID_ANY, 0, NULL), EEXIST);
+	return TEST_SUCCESS;
+}
+
+static int
+check_mbufs(struct rte_mempool *mp, unsigned int n, uint16_t room)
+{
+	struct rte_mbuf **m = calloc(n + 1, sizeof(*m));
+	unsigned int i, got = 0;
+	int ret = TEST_SUCCESS;
+
+	RTE_TEST_ASSERT_NOT_NULL(m, "out of memory");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_pool_check(mp), 0, "pool check");
+	if (strcmp(ops_name(mp), RTE_SHEAF_OPS_NAME) != 0) {
+		printf("    FAILED ops name: got %s, expected %s\n",
+			ops_name(mp), RTE_SHEAF_OPS_NAME);
+		ret = TEST_FAILED;
+	}
+	while (ret == TEST_SUCCESS && got <= n) {
+		m[got] = rte_pktmbuf_alloc(mp);
+		if (m[got] == NULL)
+			break;
+		if (m[got]->pool != mp ||
+				rte_pktmbuf_data_room_size(mp) != room ||
+				rte_pktmbuf_data_len(m[got]) != 0) {
+			printf("    FAILED mbuf %u: pool %p room %u len %u, expected %p %u 0\n",
+				got, (void *)m[got]->pool,
+				rte_pktmbuf_data_room_size(mp),
+				rte_pktmbuf_data_len(m[got]), (void *)mp, room);
+			ret = TEST_FAILED;
+		}
+		got++;
+	}
+	if (ret == TEST_SUCCESS && got != n) {
+		printf("    FAILED mbufs allocated: got %u, expected %u\n",
+			got, n);
+		ret = TEST_FAILED;
+	}
+	for (i = 0; i < got; i++)
+		rte_pktmbuf_free(m[i]);
+	free(m);
+	if (ret != TEST_SUCCESS)
+		return ret;
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(mp), n,
+		"avail after freeing all mbufs");
+	return TEST_SUCCESS;
+}
+
+static int
+test_pktmbuf_pool_create(void)
+{
+	const uint16_t room = RTE_MBUF_DEFAULT_BUF_SIZE;
+
+	pool = rte_sheaf_pktmbuf_pool_create("sp_mbuf", 1023, 0, 0, room,
+		SOCKET_ID_ANY, NULL);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "sheaf pktmbuf create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	SHEAF_TEST_CHECK(check_mbufs(pool, 1023, room));
+	rte_mempool_free(pool);
+
+	pool = rte_sheaf_pktmbuf_pool_create("sp_mbuf", 1023, 32, 0, room,
+		SOCKET_ID_ANY, NULL);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "with cache: got NULL (%s)",
+		rte_strerror(rte_errno));
+	SHEAF_TEST_ASSERT_INT(pool->cache_size, 32, "cache size");
+	SHEAF_TEST_CHECK(check_mbufs(pool, 1023, room));
+
+	pool2 = rte_pktmbuf_pool_create_by_ops("sp_mbuf_ops", 1023, 0, 0,
+		room, SOCKET_ID_ANY, RTE_SHEAF_OPS_NAME);
+	RTE_TEST_ASSERT_NOT_NULL(pool2, "create by ops: got NULL (%s)",
+		rte_strerror(rte_errno));
+	SHEAF_TEST_CHECK(check_mbufs(pool2, 1023, room));
+	return TEST_SUCCESS;
+}
+
+/* Take every object one at a time; one more must fail, taking nothing. */
+static int
+get_all_one_by_one(struct rte_mempool *mp, void **out)
+{
+	void *extra = NULL;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < mp->size; i++) {
+		out[i] = NULL;
+		ret = rte_mempool_get(mp, &out[i]);
+		RTE_TEST_ASSERT(ret == 0 && out[i] != NULL,
+			"get %u of %u: got %d (%p), expected 0", i, mp->size,
+			ret, out[i]);
+	}
+	ret = rte_mempool_get(mp, &extra);
+	SHEAF_TEST_ASSERT_INT(ret, -ENOBUFS, "get from an empty pool");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(mp), 0, "avail count");
+	RTE_TEST_ASSERT(rte_mempool_empty(mp), "empty: got false");
+	return sheaf_test_objs_check(&table, out, mp->size);
+}
+
+/* Take every object in bulks of varying sizes, the last one exact. */
+static int
+get_all_bulk(struct rte_mempool *mp, void **out)
+{
+	unsigned int got = 0, step = 0;
+	int ret;
+
+	while (got < mp->size) {
+		unsigned int want = step++ % 67 + 1;
+		unsigned int left = mp->size - got;
+
+		if (want > left) {
+			/* All or nothing: one too many takes nothing. */
+			ret = rte_mempool_get_bulk(mp, &out[got], left + 1);
+			SHEAF_TEST_ASSERT_INT(ret, -ENOBUFS, "bulk over avail");
+			SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(mp),
+				left, "avail after a failed bulk");
+			want = left;
+		}
+		ret = rte_mempool_get_bulk(mp, &out[got], want);
+		RTE_TEST_ASSERT_SUCCESS(ret, "bulk of %u at %u: got %d, expected 0",
+			want, got, ret);
+		got += want;
+	}
+	ret = rte_mempool_get_bulk(mp, out, 1);
+	SHEAF_TEST_ASSERT_INT(ret, -ENOBUFS, "bulk from an empty pool");
+	return sheaf_test_objs_check(&table, out, mp->size);
+}
+
+static int
+put_all(struct rte_mempool *mp, void **in, unsigned int n, bool bulk)
+{
+	unsigned int done = 0, step = 0;
+
+	while (done < n) {
+		unsigned int k = bulk ? RTE_MIN(step++ % 61 + 1, n - done) : 1;
+
+		rte_mempool_put_bulk(mp, &in[done], k);
+		done += k;
+	}
+	return TEST_SUCCESS;
+}
+
+static int
+get_all_with_cache(unsigned int cache_size)
+{
+	pool = rte_sheaf_pool_create("sp_all", POOL_N, POOL_ELT, cache_size,
+		0, SOCKET_ID_ANY, 0, NULL);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	objs = calloc(POOL_N + 1, sizeof(*objs));
+	RTE_TEST_ASSERT_NOT_NULL(objs, "out of memory");
+	SHEAF_TEST_CHECK(sheaf_test_objs_build(pool, &table));
+
+	SHEAF_TEST_CHECK(get_all_one_by_one(pool, objs));
+	SHEAF_TEST_CHECK(put_all(pool, objs, POOL_N, false));
+	SHEAF_TEST_CHECK(check_fresh(pool, POOL_N));
+
+	SHEAF_TEST_CHECK(get_all_bulk(pool, objs));
+	SHEAF_TEST_CHECK(put_all(pool, objs, POOL_N, true));
+	SHEAF_TEST_CHECK(check_fresh(pool, POOL_N));
+
+	/* Again, now that objects sit in sheaves and barns, not slabs. */
+	SHEAF_TEST_CHECK(get_all_one_by_one(pool, objs));
+	SHEAF_TEST_CHECK(put_all(pool, objs, POOL_N, true));
+	SHEAF_TEST_CHECK(get_all_bulk(pool, objs));
+	SHEAF_TEST_CHECK(put_all(pool, objs, POOL_N, false));
+	SHEAF_TEST_CHECK(check_fresh(pool, POOL_N));
+
+	/* Everything in one call. */
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, objs, POOL_N),
+		"bulk of the whole pool: got %d, expected 0", rte_errno);
+	SHEAF_TEST_CHECK(sheaf_test_objs_check(&table, objs, POOL_N));
+	rte_mempool_put_bulk(pool, objs, POOL_N);
+	SHEAF_TEST_CHECK(check_fresh(pool, POOL_N));
+	return TEST_SUCCESS;
+}
+
+static int
+test_get_all_cache0(void)
+{
+	return get_all_with_cache(0);
+}
+
+static int
+test_get_all_cache32(void)
+{
+	return get_all_with_cache(32);
+}
+
+static int
+test_get_all_cache256(void)
+{
+	return get_all_with_cache(256);
+}
+
+/*
+ * A failed get must leave the caller's table alone: DPDK's cache code
+ * dequeues into its own object array after handing part of it out, and
+ * counts on a failed dequeue to leave that array intact.
+ */
+static int
+test_failed_get_keeps_table(void)
+{
+	void *table_[RTE_SHEAF_CAPACITY_DEFAULT * 3];
+	const unsigned int n = 1023, keep = 5;
+	unsigned int i, k, round;
+
+	pool = rte_sheaf_pool_create("sp_fail", n, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, NULL);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	objs = calloc(n + 1, sizeof(*objs));
+	RTE_TEST_ASSERT_NOT_NULL(objs, "out of memory");
+
+	/* Round 0: the last objects are in the slabs; round 1: in sheaves. */
+	for (round = 0; round < 2; round++) {
+		RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, objs,
+			n - keep), "bulk get of %u: failed", n - keep);
+		for (k = keep + 1; k <= RTE_DIM(table_); k += 7) {
+			for (i = 0; i < RTE_DIM(table_); i++)
+				table_[i] = (void *)(uintptr_t)(0x5a5a0000 + i);
+			SHEAF_TEST_ASSERT_INT(rte_mempool_get_bulk(pool,
+				table_, k), -ENOBUFS, "bulk over avail");
+			for (i = 0; i < RTE_DIM(table_); i++)
+				RTE_TEST_ASSERT(table_[i] ==
+					(void *)(uintptr_t)(0x5a5a0000 + i),
+					"bulk of %u, %u available: entry %u got %p, expected %p",
+					k, keep, i, table_[i],
+					(void *)(uintptr_t)(0x5a5a0000 + i));
+			SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool),
+				keep, "avail after a failed get");
+		}
+		rte_mempool_put_bulk(pool, objs, n - keep);
+	}
+	return TEST_SUCCESS;
+}
+
+static uint8_t
+pattern_byte(unsigned int idx, unsigned int off)
+{
+	return (uint8_t)(idx * 31u + off * 7u + 1u);
+}
+
+static void
+fill_objects(void **o, unsigned int n, unsigned int elt_size)
+{
+	unsigned int i, off;
+
+	for (i = 0; i < n; i++) {
+		unsigned int idx = sheaf_test_objs_index(&table, o[i]);
+		uint8_t *p = o[i];
+
+		for (off = 0; off < elt_size; off++)
+			p[off] = pattern_byte(idx, off);
+	}
+}
+
+static int
+check_objects(void **o, unsigned int n, unsigned int elt_size)
+{
+	unsigned int i, off;
+
+	for (i = 0; i < n; i++) {
+		int idx = sheaf_test_objs_index(&table, o[i]);
+		const uint8_t *p = o[i];
+
+		RTE_TEST_ASSERT(idx >= 0, "object %p is not a pool object",
+			o[i]);
+		for (off = 0; off < elt_size; off++)
+			RTE_TEST_ASSERT(p[off] == pattern_byte(idx, off),
+				"object %p byte %u: got 0x%02x, expected 0x%02x",
+				o[i], off, p[off], pattern_byte(idx, off));
+	}
+	return TEST_SUCCESS;
+}
+
+/* Return DPDK's cache of this lcore and the sheaves to the slabs. */
+static int
+flush_to_slabs(struct rte_mempool *mp)
+{
+	struct rte_mempool_cache *cache;
+	int ret;
+
+	cache = rte_mempool_default_cache(mp, rte_lcore_id());
+	if (cache != NULL)
+		rte_mempool_cache_flush(cache, mp);
+	ret = rte_sheaf_flush_lcore(mp);
+	RTE_TEST_ASSERT(ret >= 0, "flush lcore: got %d, expected >= 0", ret);
+	return TEST_SUCCESS;
+}
+
+static int
+contents_survive(unsigned int elt_size, unsigned int cache_size)
+{
+	const unsigned int n = 1023;
+
+	pool = rte_sheaf_pool_create("sp_data", n, elt_size, cache_size, 0,
+		SOCKET_ID_ANY, 0, NULL);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	objs = calloc(n + 1, sizeof(*objs));
+	RTE_TEST_ASSERT_NOT_NULL(objs, "out of memory");
+	SHEAF_TEST_CHECK(sheaf_test_objs_build(pool, &table));
+
+	SHEAF_TEST_CHECK(get_all_one_by_one(pool, objs));
+	fill_objects(objs, n, elt_size);
+	/* Through the sheaves and barns. */
+	rte_mempool_put_bulk(pool, objs, n);
+	SHEAF_TEST_CHECK(get_all_bulk(pool, objs));
+	SHEAF_TEST_CHECK(check_objects(objs, n, elt_size));
+	/* Through the slabs: everything flushed before taking it back. */
+	put_all(pool, objs, n, false);
+	SHEAF_TEST_CHECK(flush_to_slabs(pool));
+	SHEAF_TEST_CHECK(get_all_one_by_one(pool, objs));
+	SHEAF_TEST_CHECK(check_objects(objs, n, elt_size));
+	put_all(pool, objs, n, true);
+	SHEAF_TEST_CHECK(check_fresh(pool, n));
+	return TEST_SUCCESS;
+}
+
+static int
+test_contents_survive(void)
+{
+	static const unsigned int elt[] = { 8, 200 };
+	static const unsigned int cache[] = { 0, 256 };
+	unsigned int i, j;
+
+	for (i = 0; i < RTE_DIM(elt); i++) {
+		for (j = 0; j < RTE_DIM(cache); j++) {
+			int ret = contents_survive(elt[i], cache[j]);
+
+			case_teardown();
+			RTE_TEST_ASSERT_SUCCESS(ret,
+				"elt size %u, cache %u: failed", elt[i],
+				cache[j]);
+		}
+	}
+	return TEST_SUCCESS;
+}
+
+struct heap_use {
+	uint64_t alloc_bytes;
+	uint64_t alloc_count;
+	unsigned int memzones;
+};
+
+static void
+count_memzone(const struct rte_memzone *mz __rte_unused, void *arg)
+{
+	(*(unsigned int *)arg)++;
+}
+
+static void
+heap_use_read(struct heap_use *u)
+{
+	unsigned int i;
+
+	memset(u, 0, sizeof(*u));
+	for (i = 0; i < rte_socket_count(); i++) {
+		struct rte_malloc_socket_stats st;
+
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i),
+				&st) != 0)
+			continue;
+		u->alloc_bytes += st.heap_allocsz_bytes;
+		u->alloc_count += st.alloc_count;
+	}
+	rte_memzone_walk(count_memzone, &u->memzones);
+}
+
+/* Use a pool so objects end up in every tier, then free it, some held. */
+static int
+pool_cycle(void)
+{
+	struct rte_sheaf_config cfg = {
+		.capacity = 8, .barn_max_full = 2, .barn_max_empty = 2,
+	};
+	struct rte_sheaf_info info;
+	void *o[200];
+	struct rte_mempool *mp;
+
+	mp = rte_sheaf_pool_create("sp_cycle", POOL_N, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(mp, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	if (rte_mempool_get_bulk(mp, o, RTE_DIM(o)) != 0) {
+		rte_mempool_free(mp);
+		RTE_TEST_ASSERT(false, "bulk get of %zu: failed", RTE_DIM(o));
+	}
+	/* One at a time, so they go through the lcore sheaves. */
+	put_all(mp, o, RTE_DIM(o) - 10, false);
+	if (rte_sheaf_info_get(mp, &info) != 0 || info.in_lcores == 0) {
+		rte_mempool_free(mp);
+		RTE_TEST_ASSERT(false, "no object left in lcore sheaves");
+	}
+	rte_mempool_free(mp);
+	return TEST_SUCCESS;
+}
+
+static int
+test_free_releases_memory(void)
+{
+	struct heap_use before, after;
+
+	/* A first cycle pays for any one-time, process-wide allocation. */
+	SHEAF_TEST_CHECK(pool_cycle());
+	heap_use_read(&before);
+	SHEAF_TEST_CHECK(pool_cycle());
+	SHEAF_TEST_CHECK(pool_cycle());
+	heap_use_read(&after);
+	SHEAF_TEST_ASSERT_INT(after.alloc_bytes, before.alloc_bytes,
+		"rte_malloc bytes after create/free");
+	SHEAF_TEST_ASSERT_INT(after.alloc_count, before.alloc_count,
+		"rte_malloc blocks after create/free");
+	SHEAF_TEST_ASSERT_INT(after.memzones, before.memzones,
+		"memzones after create/free");
+	RTE_TEST_ASSERT_NULL(rte_mempool_lookup("sp_cycle"),
+		"lookup after free: pool still listed");
+	return TEST_SUCCESS;
+}
+
+static int
+check_capacity(const char *name, unsigned int n, unsigned int elt,
+	const struct rte_sheaf_config *cfg, unsigned int lo, unsigned int hi)
+{
+	struct rte_sheaf_info info;
+	struct rte_mempool *mp;
+	int stranded;
+
+	mp = rte_sheaf_pool_create(name, n, elt, 0, 0, SOCKET_ID_ANY, 0, cfg);
+	RTE_TEST_ASSERT_NOT_NULL(mp, "create %u x %u: got NULL (%s)", n, elt,
+		rte_strerror(rte_errno));
+	if (rte_sheaf_info_get(mp, &info) != 0)
+		info.capacity = 0;
+	stranded = rte_sheaf_stranded_max(mp);
+	rte_mempool_free(mp);
+	RTE_TEST_ASSERT(info.capacity >= lo && info.capacity <= hi,
+		"%u x %u bytes: capacity got %u, expected %u..%u", n, elt,
+		info.capacity, lo, hi);
+	/* A bound on what lcores keep: at least both sheaves of each. */
+	RTE_TEST_ASSERT(stranded >= (int)(rte_lcore_count() * 2 * info.capacity),
+		"stranded max: got %d, expected >= %u", stranded,
+		rte_lcore_count() * 2 * info.capacity);
+	return TEST_SUCCESS;
+}
+
+static int
+test_default_capacity(void)
+{
+	const struct rte_sheaf_config cap32 = { .capacity = 32 };
+
+	SHEAF_TEST_CHECK(check_capacity("sp_big", BIG_N, POOL_ELT, NULL,
+		RTE_SHEAF_CAPACITY_DEFAULT, RTE_SHEAF_CAPACITY_DEFAULT));
+	SHEAF_TEST_CHECK(check_capacity("sp_small", 63, POOL_ELT, NULL, 1,
+		RTE_SHEAF_CAPACITY_DEFAULT - 1));
+	SHEAF_TEST_CHECK(check_capacity("sp_large", 255, 32768, NULL, 1,
+		RTE_SHEAF_CAPACITY_DEFAULT));
+	/* An explicit capacity is taken as given, even for a small pool. */
+	SHEAF_TEST_CHECK(check_capacity("sp_small32", 63, POOL_ELT, &cap32,
+		32, 32));
+	return TEST_SUCCESS;
+}
+
+static int
+test_config_validation(void)
+{
+	static const struct {
+		const char *what;
+		struct rte_sheaf_config cfg;
+	} bad[] = {
+		{ "capacity max + 1",
+			{ .capacity = RTE_SHEAF_CAPACITY_MAX + 1 } },
+		{ "capacity UINT32_MAX", { .capacity = UINT32_MAX } },
+		{ "barn_max_full max + 1",
+			{ .barn_max_full = RTE_SHEAF_BARN_MAX + 1 } },
+		{ "barn_max_full UINT32_MAX", { .barn_max_full = UINT32_MAX } },
+		{ "barn_max_empty max + 1",
+			{ .barn_max_empty = RTE_SHEAF_BARN_MAX + 1 } },
+		{ "flags 1", { .flags = 1 } },
+		{ "flags bit 31", { .flags = UINT32_C(1) << 31 } },
+	};
+	static const struct rte_sheaf_config good[] = {
+		{ .capacity = 1, .barn_max_full = 1, .barn_max_empty = 1 },
+		{ .capacity = RTE_SHEAF_CAPACITY_MAX },
+		{ .barn_max_full = RTE_SHEAF_BARN_MAX,
+			.barn_max_empty = RTE_SHEAF_BARN_MAX },
+	};
+	struct rte_sheaf_info info;
+	struct rte_mempool *mp;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		printf("    bad config: %s\n", bad[i].what);
+		SHEAF_TEST_ASSERT_NULL_ERR(rte_sheaf_pool_create("sp_bad",
+			1023, POOL_ELT, 0, 0, SOCKET_ID_ANY, 0, &bad[i].cfg),
+			EINVAL);
+		RTE_TEST_ASSERT_NULL(rte_mempool_lookup("sp_bad"),
+			"%s: failed create left a pool behind", bad[i].what);
+		SHEAF_TEST_ASSERT_NULL_ERR(rte_sheaf_pktmbuf_pool_create(
+			"sp_bad", 255, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+			SOCKET_ID_ANY, &bad[i].cfg), EINVAL);
+		RTE_TEST_ASSERT_NULL(rte_mempool_lookup("sp_bad"),
+			"%s: failed mbuf create left a pool behind",
+			bad[i].what);
+
+		mp = rte_mempool_create_empty("sp_bad", 1023, POOL_ELT, 0, 0,
+			SOCKET_ID_ANY, 0);
+		RTE_TEST_ASSERT_NOT_NULL(mp, "create empty: got NULL");
+		ret = rte_mempool_set_ops_byname(mp, RTE_SHEAF_OPS_NAME,
+			(void *)(uintptr_t)&bad[i].cfg);
+		if (ret == 0)
+			ret = rte_mempool_populate_default(mp);
+		rte_mempool_free(mp);
+		RTE_TEST_ASSERT_EQUAL(ret, -EINVAL,
+			"%s: set ops + populate: got %d, expected %d",
+			bad[i].what, ret, -EINVAL);
+	}
+
+	/* The limits themselves are valid. */
+	for (i = 0; i < RTE_DIM(good); i++) {
+		mp = rte_sheaf_pool_create("sp_good", 1023, POOL_ELT, 0, 0,
+			SOCKET_ID_ANY, 0, &good[i]);
+		RTE_TEST_ASSERT_NOT_NULL(mp,
+			"good config %u: got NULL (%s)", i,
+			rte_strerror(rte_errno));
+		ret = rte_sheaf_info_get(mp, &info);
+		rte_mempool_free(mp);
+		SHEAF_TEST_ASSERT_INT(ret, 0, "info get");
+		if (good[i].capacity != 0)
+			SHEAF_TEST_ASSERT_INT(info.capacity, good[i].capacity,
+				"capacity");
+		if (good[i].barn_max_full != 0)
+			SHEAF_TEST_ASSERT_INT(info.barn_max_full,
+				good[i].barn_max_full, "barn_max_full");
+		if (good[i].barn_max_empty != 0)
+			SHEAF_TEST_ASSERT_INT(info.barn_max_empty,
+				good[i].barn_max_empty, "barn_max_empty");
+	}
+	return TEST_SUCCESS;
+}
+
+/* Last in the table: a crash here hides no other case. */
+static int
+test_null_name(void)
+{
+	SHEAF_TEST_ASSERT_NULL_ERR(rte_sheaf_pool_create(NULL, 1023, POOL_ELT,
+		0, 0, SOCKET_ID_ANY, 0, NULL), EINVAL);
+	SHEAF_TEST_ASSERT_NULL_ERR(rte_sheaf_pktmbuf_pool_create(NULL, 255, 0,
+		0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY, NULL), EINVAL);
+	return TEST_SUCCESS;
+}
+
+/* Every pool call on mp must fail with EINVAL, without touching it. */
+static int
+check_not_sheaf(struct rte_mempool *mp)
+{
+	struct rte_sheaf_stats stats;
+	struct rte_sheaf_info info;
+	FILE *f = fopen("/dev/null", "w");
+
+	RTE_TEST_ASSERT_NOT_NULL(f, "open /dev/null");
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_pool_check(mp), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_flush_lcore(mp), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_flush(mp), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_stranded_max(mp), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_info_get(mp, &info), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_stats_get(mp, &stats), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_stats_reset(mp), EINVAL);
+	rte_errno = 0;
+	if (rte_sheaf_dump(f, mp) != -EINVAL || rte_errno != EINVAL) {
+		fclose(f);
+		RTE_TEST_ASSERT(false, "dump: got rte_errno %d, expected %d",
+			rte_errno, EINVAL);
+	}
+	fclose(f);
+	return TEST_SUCCESS;
+}
+
+static int
+test_other_ops_refused(void)
+{
+	unsigned int avail;
+	int ret;
+
+	pool = rte_mempool_create("sp_ring", 1023, POOL_ELT, 0, 0, NULL, NULL,
+		NULL, NULL, SOCKET_ID_ANY, 0);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "ring pool: got NULL (%s)",
+		rte_strerror(rte_errno));
+	RTE_TEST_ASSERT(strcmp(ops_name(pool), "ring_mp_mc") == 0,
+		"ring pool ops: got %s, expected ring_mp_mc", ops_name(pool));
+	avail = rte_mempool_avail_count(pool);
+	SHEAF_TEST_CHECK(check_not_sheaf(pool));
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), avail,
+		"ring pool avail after sheaf calls");
+
+	pool2 = rte_mempool_create_empty("sp_stack", 1023, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0);
+	RTE_TEST_ASSERT_NOT_NULL(pool2, "create empty: got NULL");
+	ret = rte_mempool_set_ops_byname(pool2, "stack", NULL);
+	if (ret == 0)
+		ret = rte_mempool_populate_default(pool2);
+	if (ret < 0) {
+		printf("    stack ops unavailable (%d), skipping that pool\n",
+			ret);
+		return TEST_SUCCESS;
+	}
+	SHEAF_TEST_CHECK(check_not_sheaf(pool2));
+	return TEST_SUCCESS;
+}
+
+static int
+test_bad_arguments(void)
+{
+	struct rte_sheaf_stats stats;
+	struct rte_sheaf_info info;
+	FILE *f;
+
+	/* NULL pool. */
+	SHEAF_TEST_CHECK(check_not_sheaf(NULL));
+
+	/* A sheaf pool that is not populated yet. */
+	pool2 = rte_mempool_create_empty("sp_unpop", 1023, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0);
+	RTE_TEST_ASSERT_NOT_NULL(pool2, "create empty: got NULL");
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_set_ops_byname(pool2,
+		RTE_SHEAF_OPS_NAME, NULL), "set ops: failed");
+	SHEAF_TEST_CHECK(check_not_sheaf(pool2));
+
+	/* NULL output arguments on a good pool. */
+	pool = rte_sheaf_pool_create("sp_args", 1023, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, NULL);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_info_get(pool, NULL), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_stats_get(pool, NULL), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_dump(NULL, pool), EINVAL);
+
+	/* And the same calls succeed with good arguments. */
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_info_get(pool, &info), 0, "info get");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_stats_get(pool, &stats), 0,
+		"stats get");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_stats_reset(pool), 0, "stats reset");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_flush_lcore(pool), 0,
+		"flush lcore of an unused pool");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_flush(pool), 0,
+		"flush of an unused pool");
+	f = fopen("/dev/null", "w");
+	RTE_TEST_ASSERT_NOT_NULL(f, "open /dev/null");
+	rte_errno = 0;
+	if (rte_sheaf_dump(f, pool) != 0) {
+		fclose(f);
+		RTE_TEST_ASSERT(false, "dump: failed, rte_errno %d", rte_errno);
+	}
+	fclose(f);
+	return TEST_SUCCESS;
+}
+
+static int
+test_stat_names(void)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < RTE_SHEAF_STAT_MAX; i++) {
+		const char *name = rte_sheaf_stat_name(i);
+		const char *c;
+
+		RTE_TEST_ASSERT(name != NULL && name[0] != '\0',
+			"stat %u: got %s, expected a name", i,
+			name == NULL ? "NULL" : "\"\"");
+		for (c = name; *c != '\0'; c++)
+			RTE_TEST_ASSERT((*c >= 'a' && *c <= 'z') || *c == '_',
+				"stat %u name \"%s\": got '%c', expected lowercase",
+				i, name, *c);
+		for (j = 0; j < i; j++)
+			RTE_TEST_ASSERT(strcmp(name, rte_sheaf_stat_name(j)) != 0,
+				"stat %u and %u: both named %s", i, j, name);
+	}
+	RTE_TEST_ASSERT(strcmp(rte_sheaf_stat_name(RTE_SHEAF_STAT_BARN_GET),
+		"barn_get") == 0, "BARN_GET name: got %s, expected barn_get",
+		rte_sheaf_stat_name(RTE_SHEAF_STAT_BARN_GET));
+	RTE_TEST_ASSERT(strcmp(rte_sheaf_stat_name(RTE_SHEAF_STAT_FREE_INVALID),
+		"free_invalid") == 0, "FREE_INVALID name: got %s",
+		rte_sheaf_stat_name(RTE_SHEAF_STAT_FREE_INVALID));
+	SHEAF_TEST_ASSERT_NULL_ERR(rte_sheaf_stat_name(RTE_SHEAF_STAT_MAX),
+		EINVAL);
+	SHEAF_TEST_ASSERT_NULL_ERR(rte_sheaf_stat_name(
+		(enum rte_sheaf_stat)-1), EINVAL);
+	return TEST_SUCCESS;
+}
+
+static int
+test_dump(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	unsigned int i;
+	FILE *f;
+	int ret;
+	void *o[100];
+
+	pool = rte_sheaf_pool_create("sp_dump", 1023, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, NULL);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, o, RTE_DIM(o)),
+		"bulk get: failed");
+	rte_mempool_put_bulk(pool, o, RTE_DIM(o));
+
+	f = open_memstream(&buf, &len);
+	RTE_TEST_ASSERT_NOT_NULL(f, "open_memstream: failed");
+	ret = rte_sheaf_dump(f, pool);
+	fclose(f);
+	if (ret != 0 || buf == NULL) {
+		free(buf);
+		RTE_TEST_ASSERT(false, "dump: got %d, expected 0", ret);
+	}
+	for (i = 0; i < RTE_SHEAF_STAT_MAX; i++) {
+		if (strstr(buf, rte_sheaf_stat_name(i)) == NULL) {
+			printf("%s", buf);
+			free(buf);
+			RTE_TEST_ASSERT(false, "dump lacks stat %s",
+				rte_sheaf_stat_name(i));
+		}
+	}
+	if (strstr(buf, "sp_dump") == NULL) {
+		printf("%s", buf);
+		free(buf);
+		RTE_TEST_ASSERT(false, "dump lacks the pool name");
+	}
+	free(buf);
+	return TEST_SUCCESS;
+}
+
+static int
+test_stats_reset(void)
+{
+	struct rte_sheaf_stats st;
+	struct rte_sheaf_info before, after;
+	void *o[100];
+	unsigned int i;
+	uint64_t sum = 0;
+
+	pool = rte_sheaf_pool_create("sp_stats", 1023, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, NULL);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats get");
+	for (i = 0; i < RTE_SHEAF_STAT_MAX; i++)
+		SHEAF_TEST_ASSERT_INT(st.count[i], 0, rte_sheaf_stat_name(i));
+
+	for (i = 0; i < RTE_DIM(o); i++)
+		RTE_TEST_ASSERT_SUCCESS(rte_mempool_get(pool, &o[i]),
+			"get %u: failed", i);
+	rte_mempool_put_bulk(pool, o, RTE_DIM(o));
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats get");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_ALLOC_FAST] +
+		st.count[RTE_SHEAF_STAT_ALLOC_SLOW], RTE_DIM(o),
+		"objects allocated, fast + slow");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_FREE_FAST] +
+		st.count[RTE_SHEAF_STAT_FREE_SLOW], RTE_DIM(o),
+		"objects freed, fast + slow");
+	for (i = 0; i < RTE_SHEAF_STAT_MAX; i++)
+		sum += st.count[i];
+	RTE_TEST_ASSERT(sum > 0, "stats after use: all zero");
+
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_info_get(pool, &before), "info");
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_reset(pool), "stats reset");
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats get");
+	for (i = 0; i < RTE_SHEAF_STAT_MAX; i++)
+		SHEAF_TEST_ASSERT_INT(st.count[i], 0, rte_sheaf_stat_name(i));
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_info_get(pool, &after), "info");
+	SHEAF_TEST_ASSERT_INT(after.in_slabs, before.in_slabs,
+		"in_slabs across a stats reset");
+	SHEAF_TEST_ASSERT_INT(after.in_lcores, before.in_lcores,
+		"in_lcores across a stats reset");
+	return TEST_SUCCESS;
+}
+
+static int
+test_two_pools_apart(void)
+{
+	struct rte_sheaf_config tiny = { .capacity = 8 };
+	struct sheaf_test_objs table2 = { NULL, 0 };
+	struct rte_sheaf_info a0, a1;
+	void *oa[300], *ob[300];
+	unsigned int i;
+	int ret = TEST_SUCCESS;
+
+	pool = rte_sheaf_pool_create("sp_a", 1023, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, &tiny);
+	pool2 = rte_sheaf_pool_create("sp_b", 1023, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, NULL);
+	RTE_TEST_ASSERT(pool != NULL && pool2 != NULL,
+		"create: got NULL (%s)", rte_strerror(rte_errno));
+	SHEAF_TEST_CHECK(sheaf_test_objs_build(pool, &table));
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, oa, RTE_DIM(oa)),
+		"get from a: failed");
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_info_get(pool, &a0), "info a");
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool2, ob, RTE_DIM(ob)),
+		"get from b: failed");
+	rte_mempool_put_bulk(pool2, ob, RTE_DIM(ob));
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_info_get(pool, &a1), "info a");
+	SHEAF_TEST_ASSERT_INT(a1.in_slabs, a0.in_slabs, "a in_slabs after b use");
+	SHEAF_TEST_ASSERT_INT(a1.in_lcores, a0.in_lcores,
+		"a in_lcores after b use");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool2), 1023,
+		"b avail");
+
+	SHEAF_TEST_CHECK(sheaf_test_objs_check(&table, oa, RTE_DIM(oa)));
+	if (sheaf_test_objs_build(pool2, &table2) != TEST_SUCCESS)
+		ret = TEST_FAILED;
+	for (i = 0; ret == TEST_SUCCESS && i < RTE_DIM(oa); i++) {
+		if (sheaf_test_objs_index(&table2, oa[i]) >= 0 ||
+				sheaf_test_objs_index(&table, ob[i]) >= 0) {
+			printf("    FAILED an object belongs to both pools\n");
+			ret = TEST_FAILED;
+		}
+	}
+	sheaf_test_objs_free(&table2);
+	rte_mempool_put_bulk(pool, oa, RTE_DIM(oa));
+	if (ret != TEST_SUCCESS)
+		return ret;
+	SHEAF_TEST_CHECK(check_fresh(pool, 1023));
+	return TEST_SUCCESS;
+}
+
+static const struct sheaf_test_case cases[] = {
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_create_by_ops_default),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_create_by_ops_config),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_sheaf_pool_create),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_pktmbuf_pool_create),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_get_all_cache0),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_get_all_cache32),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_get_all_cache256),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_failed_get_keeps_table),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_contents_survive),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_free_releases_memory),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_default_capacity),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_config_validation),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_other_ops_refused),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_bad_arguments),
+	SHEAF_TEST_CASE(test_stat_names),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_dump),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_stats_reset),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_two_pools_apart),
+	SHEAF_TEST_CASE(test_null_name),
+	SHEAF_TEST_CASES_END
+};
+
+static const struct sheaf_test_suite suite = {
+	.name = "sheaf_pool",
+	.min_lcores = 1,
+	.cases = cases,
+};
+
+int
+main(int argc, char **argv)
+{
+	return sheaf_test_main(argc, argv, &suite);
+}

@@ -1,0 +1,716 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+/*
+ * Two lcores (and in some variants a thread without an lcore id, or a
+ * registered one) take and return random bulks for a few seconds. Every
+ * object has an owner flag: a get must find it free (else the pool handed
+ * it out twice) and must return pool objects only; the owner stamps the
+ * object and checks the stamp before giving it back (else someone wrote
+ * into an object it did not own). The run stops at quiet points, where
+ * the objects held by the test plus those the pool accounts for must make
+ * the pool size. At the end everything is flushed and one lcore must get
+ * every object back.
+ *
+ * Variants: run-to-completion churn and the pipeline model (one lcore
+ * allocates, the other frees, through an rte_ring), with and without
+ * DPDK's own cache, with default and tiny sheaves.
+ *
+ * SHEAF_STRESS_MS in the environment sets each variant's run time in
+ * milliseconds (default 1600), for longer runs by hand.
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "sheaf_test.h"
+
+#define ROUNDS 8
+#define DEFAULT_RUN_MS 1600
+#define POOL_ELT 64
+#define POOL_N_BIG 4095
+#define POOL_N_SMALL 1023
+#define BULK_MAX 64
+#define HOLD_MAX 384       /* objects one participant holds at most */
+#define RING_SIZE 512
+#define NB_OWNERS 3        /* main lcore, worker lcore, extra thread */
+
+enum mode {
+	MODE_CHURN,
+	MODE_PIPELINE,
+};
+
+enum extra {
+	EXTRA_NONE,
+	EXTRA_PTHREAD,     /* a plain pthread: no lcore id */
+	EXTRA_REGISTERED,  /* registered with rte_thread_register() */
+};
+
+struct variant {
+	unsigned int n;
+	unsigned int cache_size;
+	struct rte_sheaf_config cfg;
+	enum mode mode;
+	enum extra extra;
+};
+
+/* One participant. Only its own thread touches it while a round runs. */
+struct owner {
+	uint32_t id;               /* 1..NB_OWNERS, the value of its flags */
+	uint64_t rng;
+	unsigned int nb_held;
+	void *held[HOLD_MAX + BULK_MAX];
+	uint64_t got;              /* objects taken */
+	uint64_t put;              /* objects returned */
+	uint64_t get_fail;         /* -ENOBUFS answers */
+	int failed;
+	char err[256];
+};
+
+static struct rte_mempool *pool;
+static struct sheaf_test_objs table;
+static uint32_t *flags;            /* per object: owner id, 0 when free */
+static struct rte_ring *ring;
+static struct owner owners[NB_OWNERS];
+static unsigned int worker;        /* the second lcore */
+static uint64_t run_ms = DEFAULT_RUN_MS;
+static volatile int stop;          /* written by the main lcore */
+
+static void
+owner_fail(struct owner *o, const char *fmt, const char *what, void *obj,
+	unsigned int v)
+{
+	if (!o->failed)
+		snprintf(o->err, sizeof(o->err), fmt, what, obj, v);
+	o->failed = 1;
+	/* No more work once the pool may be corrupt: relaxed is enough,
+	 * the loops only poll it.
+	 */
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+}
+
+static uint64_t
+stamp(uint32_t id, int idx)
+{
+	return ((uint64_t)id << 32) | (uint32_t)idx;
+}
+
+/*
+ * Take ownership of objects just returned by the pool. Acquire pairs with
+ * the release of the previous owner: its stamp check happened before.
+ */
+static void
+claim(struct owner *o, void **objs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		int idx = sheaf_test_objs_index(&table, objs[i]);
+		uint32_t prev;
+
+		if (idx < 0) {
+			owner_fail(o, "%s: %p is not a pool object (owner %u)",
+				"FOREIGN", objs[i], o->id);
+			objs[i] = NULL;
+			continue;
+		}
+		prev = __atomic_exchange_n(&flags[idx], o->id,
+			__ATOMIC_ACQUIRE);
+		if (prev != 0)
+			owner_fail(o, "%s: %p handed out while owner %u holds it",
+				"DUPLICATE", objs[i], prev);
+		*(uint64_t *)objs[i] = stamp(o->id, idx);
+	}
+	o->got += n;
+}
+
+/*
+ * Give up objects before returning them to the pool: they must still
+ * carry the stamp of the expected owner. Release orders the stamp check
+ * before the next owner's claim.
+ */
+static void
+release(struct owner *o, void **objs, unsigned int n, uint32_t expected)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		int idx = sheaf_test_objs_index(&table, objs[i]);
+		uint32_t prev;
+
+		if (idx < 0) {
+			owner_fail(o, "%s: %p is not a pool object (owner %u)",
+				"FOREIGN on put", objs[i], o->id);
+			continue;
+		}
+		if (*(uint64_t *)objs[i] != stamp(expected, idx))
+			owner_fail(o, "%s: %p stamp changed while owner %u held it",
+				"OVERWRITTEN", objs[i], expected);
+		prev = __atomic_exchange_n(&flags[idx], 0, __ATOMIC_RELEASE);
+		if (prev != expected)
+			owner_fail(o, "%s: %p flagged for owner %u on put",
+				"OWNER MISMATCH", objs[i], prev);
+	}
+}
+
+/* Drop NULL entries left by claim() for foreign objects. */
+static unsigned int
+compact(void **objs, unsigned int n)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (objs[i] != NULL)
+			objs[k++] = objs[i];
+	return k;
+}
+
+static void
+owner_get(struct owner *o, unsigned int k)
+{
+	int ret = rte_mempool_get_bulk(pool, &o->held[o->nb_held], k);
+
+	if (ret == -ENOBUFS) {
+		o->get_fail++;
+		return;
+	}
+	if (ret != 0) {
+		owner_fail(o, "%s: get_bulk returned %p/%d", "BAD RETURN",
+			NULL, (unsigned int)ret);
+		return;
+	}
+	claim(o, &o->held[o->nb_held], k);
+	o->nb_held += compact(&o->held[o->nb_held], k);
+}
+
+/* Return k held objects picked at random, so hold times vary. */
+static void
+owner_put(struct owner *o, unsigned int k)
+{
+	unsigned int i;
+
+	k = RTE_MIN(k, o->nb_held);
+	for (i = 0; i < k; i++) {
+		unsigned int pick = sheaf_test_rand(&o->rng) % (o->nb_held - i);
+		void *tmp = o->held[pick];
+
+		o->held[pick] = o->held[o->nb_held - 1 - i];
+		o->held[o->nb_held - 1 - i] = tmp;
+	}
+	o->nb_held -= k;
+	release(o, &o->held[o->nb_held], k, o->id);
+	rte_mempool_put_bulk(pool, &o->held[o->nb_held], k);
+	o->put += k;
+}
+
+static void
+owner_drain(struct owner *o)
+{
+	while (o->nb_held > 0)
+		owner_put(o, BULK_MAX);
+}
+
+static void
+churn_step(struct owner *o)
+{
+	uint64_t r = sheaf_test_rand(&o->rng);
+	unsigned int k = r % BULK_MAX + 1;
+	bool get = (r >> 32) & 1;
+
+	if (o->nb_held == 0)
+		get = true;
+	else if (o->nb_held + k > HOLD_MAX)
+		get = false;
+	if (get)
+		owner_get(o, k);
+	else
+		owner_put(o, k);
+}
+
+static bool
+running(uint64_t end)
+{
+	return !__atomic_load_n(&stop, __ATOMIC_RELAXED) &&
+		(end == 0 || rte_get_timer_cycles() < end);
+}
+
+/* Worker lcore and extra thread: churn until the main lcore says stop. */
+static int
+churn_worker(void *arg)
+{
+	struct owner *o = arg;
+
+	while (running(0))
+		churn_step(o);
+	return 0;
+}
+
+static void *
+churn_pthread(void *arg)
+{
+	struct owner *o = arg;
+
+	if (rte_lcore_id() != LCORE_ID_ANY)
+		owner_fail(o, "%s: %p lcore id %u, expected none", "SETUP",
+			NULL, rte_lcore_id());
+	churn_worker(o);
+	return NULL;
+}
+
+/* Registers, churns, returns everything and leaves without flushing. */
+static void *
+churn_registered(void *arg)
+{
+	struct owner *o = arg;
+
+	if (rte_thread_register() != 0 || rte_lcore_id() == LCORE_ID_ANY) {
+		owner_fail(o, "%s: %p rte_thread_register failed (%u)",
+			"SETUP", NULL, (unsigned int)rte_errno);
+		return NULL;
+	}
+	churn_worker(o);
+	owner_drain(o);
+	rte_thread_unregister();
+	return NULL;
+}
+
+/* Pipeline producer on the worker lcore: allocate, hand over by ring. */
+static int
+pipeline_producer(void *arg)
+{
+	struct owner *o = arg;
+
+	while (running(0)) {
+		unsigned int k = sheaf_test_rand(&o->rng) % BULK_MAX + 1;
+		unsigned int sent;
+
+		if (o->nb_held + k <= HOLD_MAX)
+			owner_get(o, k);
+		sent = rte_ring_enqueue_burst(ring, o->held, o->nb_held, NULL);
+		memmove(o->held, &o->held[sent],
+			(o->nb_held - sent) * sizeof(o->held[0]));
+		o->nb_held -= sent;
+	}
+	return 0;
+}
+
+/* Pipeline consumer: free what the producer allocated. */
+static void
+pipeline_consume(struct owner *o)
+{
+	void *burst[BULK_MAX];
+	unsigned int k = sheaf_test_rand(&o->rng) % BULK_MAX + 1;
+	unsigned int n;
+
+	n = rte_ring_dequeue_burst(ring, burst, k, NULL);
+	if (n == 0)
+		return;
+	release(o, burst, n, owners[1].id);
+	rte_mempool_put_bulk(pool, burst, n);
+	o->put += n;
+}
+
+
+static int
+drain_worker(void *arg)
+{
+	owner_drain(arg);
+	return 0;
+}
+
+/* DPDK's cache of an lcore may only be flushed by that lcore. */
+static int
+flush_cache_worker(void *arg)
+{
+	struct rte_mempool *mp = arg;
+	struct rte_mempool_cache *cache;
+
+	cache = rte_mempool_default_cache(mp, rte_lcore_id());
+	if (cache != NULL)
+		rte_mempool_cache_flush(cache, mp);
+	return 0;
+}
+
+static void *
+churn_pthread_drain(void *arg)
+{
+	churn_pthread(arg);
+	owner_drain(arg);
+	return NULL;
+}
+
+static void
+run_round(const struct variant *v, bool last)
+{
+	uint64_t end = rte_get_timer_cycles() +
+		rte_get_timer_hz() * run_ms / 1000 / ROUNDS;
+	void *(*extra_fn)(void *) = NULL;
+	lcore_function_t *worker_fn;
+	bool extra_started = false;
+	pthread_t extra;
+
+	stop = 0;
+	worker_fn = v->mode == MODE_PIPELINE ?
+		pipeline_producer : churn_worker;
+	if (v->extra == EXTRA_PTHREAD)
+		extra_fn = last ? churn_pthread_drain : churn_pthread;
+	else if (v->extra == EXTRA_REGISTERED)
+		extra_fn = churn_registered;
+	if (rte_eal_remote_launch(worker_fn, &owners[1], worker) != 0)
+		owner_fail(&owners[1], "%s: %p remote launch on %u failed",
+			"SETUP", NULL, worker);
+	if (extra_fn != NULL) {
+		extra_started = pthread_create(&extra, NULL, extra_fn,
+			&owners[2]) == 0;
+		if (!extra_started)
+			owner_fail(&owners[2], "%s: %p pthread_create failed (%u)",
+				"SETUP", NULL, 0);
+	}
+
+	while (running(end)) {
+		if (v->mode == MODE_PIPELINE)
+			pipeline_consume(&owners[0]);
+		else
+			churn_step(&owners[0]);
+	}
+	/* Only polled by the loops: relaxed is enough. */
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	rte_eal_mp_wait_lcore();
+	if (extra_started)
+		pthread_join(extra, NULL);
+	if (!last)
+		return;
+
+	/* Everything back, each participant returning its own. */
+	owner_drain(&owners[0]);
+	if (ring != NULL)
+		while (rte_ring_count(ring) > 0)
+			pipeline_consume(&owners[0]);
+	rte_eal_remote_launch(drain_worker, &owners[1], worker);
+	rte_eal_mp_wait_lcore();
+}
+
+/* At a quiet point: held by the test + accounted by the pool == size. */
+static int
+check_quiet(void)
+{
+	unsigned int i, held = 0, flagged = 0;
+
+	for (i = 0; i < NB_OWNERS; i++) {
+		RTE_TEST_ASSERT(!owners[i].failed, "owner %u: %s",
+			owners[i].id, owners[i].err);
+		held += owners[i].nb_held;
+	}
+	if (ring != NULL)
+		held += rte_ring_count(ring);
+	for (i = 0; i < table.n; i++)
+		flagged += flags[i] != 0;
+	SHEAF_TEST_ASSERT_INT(flagged, held, "objects flagged as held");
+	return sheaf_test_check_placement(pool, held);
+}
+
+/* Quiet pool, all returned: flush every tier, one lcore gets it all. */
+static int
+check_all_back(unsigned int n)
+{
+	struct rte_sheaf_info info;
+	void **all, *extra;
+	unsigned int i;
+	int ret;
+
+	rte_eal_remote_launch(flush_cache_worker, pool, worker);
+	rte_eal_mp_wait_lcore();
+	flush_cache_worker(pool);
+	ret = rte_sheaf_flush(pool);
+	SHEAF_TEST_ASSERT_INT(ret, 0, "lcores with a flush pending");
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_info_get(pool, &info), "info");
+	SHEAF_TEST_ASSERT_INT(info.in_lcores, 0, "in_lcores after flush");
+	SHEAF_TEST_ASSERT_INT(info.in_barns, 0, "in_barns after flush");
+	SHEAF_TEST_ASSERT_INT(info.in_slabs, n, "in_slabs after flush");
+	SHEAF_TEST_ASSERT_INT(info.nb_lcores, 0, "nb_lcores after flush");
+	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, 0));
+	RTE_TEST_ASSERT(rte_mempool_full(pool), "full: got false");
+
+	all = calloc(n + 1, sizeof(*all));
+	RTE_TEST_ASSERT_NOT_NULL(all, "out of memory");
+	for (i = 0; i < n; i++) {
+		ret = rte_mempool_get(pool, &all[i]);
+		if (ret != 0)
+			break;
+	}
+	if (i < n) {
+		printf("    FAILED main lcore got %u objects, expected %u (last get %d)\n",
+			i, n, ret);
+		ret = TEST_FAILED;
+	} else if (rte_mempool_get(pool, &extra) == 0) {
+		printf("    FAILED got object %u of %u\n", n + 1, n);
+		all[i++] = extra;
+		ret = TEST_FAILED;
+	} else {
+		ret = sheaf_test_objs_check(&table, all, n);
+	}
+	rte_mempool_put_bulk(pool, all, i);
+	free(all);
+	RTE_TEST_ASSERT_SUCCESS(ret, "getting everything back on one lcore");
+	return sheaf_test_check_placement(pool, 0);
+}
+
+static void
+print_stats(void)
+{
+	static const enum rte_sheaf_stat shown[] = {
+		RTE_SHEAF_STAT_ALLOC_FAST, RTE_SHEAF_STAT_ALLOC_SLOW,
+		RTE_SHEAF_STAT_ALLOC_FAIL, RTE_SHEAF_STAT_SWAP,
+		RTE_SHEAF_STAT_BARN_GET, RTE_SHEAF_STAT_BARN_PUT,
+		RTE_SHEAF_STAT_REFILL, RTE_SHEAF_STAT_FLUSH_MAIN,
+	};
+	struct rte_sheaf_stats st;
+	unsigned int i;
+
+	if (rte_sheaf_stats_get(pool, &st) != 0)
+		return;
+	printf("    ");
+	for (i = 0; i < RTE_DIM(shown); i++)
+		printf(" %s=%" PRIu64, rte_sheaf_stat_name(shown[i]),
+			st.count[shown[i]]);
+	printf("\n");
+}
+
+static int
+run_variant(const struct variant *v)
+{
+	uint64_t got = 0, put = 0, fails = 0, seed;
+	struct rte_sheaf_stats st;
+	const char *env;
+	unsigned int r, i;
+
+	env = getenv("SHEAF_STRESS_SEED");
+	seed = env != NULL ? strtoull(env, NULL, 0) : rte_rdtsc();
+	printf("    seed %" PRIu64 " (SHEAF_STRESS_SEED), %u objects, cache %u, capacity %u, %" PRIu64 " ms\n",
+		seed, v->n, v->cache_size, v->cfg.capacity, run_ms);
+
+	pool = rte_sheaf_pool_create("ss_pool", v->n, POOL_ELT, v->cache_size,
+		0, SOCKET_ID_ANY, 0, &v->cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	SHEAF_TEST_CHECK(sheaf_test_objs_build(pool, &table));
+	flags = calloc(table.n, sizeof(*flags));
+	RTE_TEST_ASSERT_NOT_NULL(flags, "out of memory");
+	if (v->mode == MODE_PIPELINE) {
+		ring = rte_ring_create("ss_ring", RING_SIZE, SOCKET_ID_ANY,
+			RING_F_SP_ENQ | RING_F_SC_DEQ);
+		RTE_TEST_ASSERT_NOT_NULL(ring, "ring create: %s",
+			rte_strerror(rte_errno));
+	}
+	memset(owners, 0, sizeof(owners));
+	for (i = 0; i < NB_OWNERS; i++) {
+		owners[i].id = i + 1;
+		owners[i].rng = (seed + i) * UINT64_C(0x9e3779b97f4a7c15) | 1;
+	}
+
+	for (r = 0; r < ROUNDS; r++) {
+		run_round(v, r == ROUNDS - 1);
+		SHEAF_TEST_CHECK(check_quiet());
+	}
+	for (i = 0; i < NB_OWNERS; i++) {
+		got += owners[i].got;
+		put += owners[i].put;
+		fails += owners[i].get_fail;
+	}
+	printf("    objects got %" PRIu64 ", put %" PRIu64 ", failed gets %" PRIu64 "\n",
+		got, put, fails);
+	print_stats();
+	SHEAF_TEST_ASSERT_INT(put, got, "objects returned");
+	if (v->mode == MODE_PIPELINE) {
+		RTE_TEST_ASSERT(owners[1].got > 0 && owners[0].put > 0,
+			"pipeline moved nothing: got %" PRIu64 ", freed %" PRIu64,
+			owners[1].got, owners[0].put);
+	} else {
+		for (i = 0; i < NB_OWNERS; i++)
+			RTE_TEST_ASSERT(i == 2 && v->extra == EXTRA_NONE ?
+				owners[i].got == 0 : owners[i].got > 0,
+				"owner %u got %" PRIu64 " objects",
+				owners[i].id, owners[i].got);
+	}
+
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_FREE_INVALID], 0,
+		"FREE_INVALID");
+	if (v->cache_size == 0 && v->extra == EXTRA_NONE) {
+		/* Every object went through the driver on an lcore. */
+		SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_ALLOC_FAST] +
+			st.count[RTE_SHEAF_STAT_ALLOC_SLOW], got,
+			"ALLOC_FAST + ALLOC_SLOW");
+		SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_FREE_FAST] +
+			st.count[RTE_SHEAF_STAT_FREE_SLOW], put,
+			"FREE_FAST + FREE_SLOW");
+	}
+	return check_all_back(v->n);
+}
+
+static void
+teardown(void)
+{
+	rte_eal_mp_wait_lcore();
+	rte_mempool_free(pool);
+	pool = NULL;
+	rte_ring_free(ring);
+	ring = NULL;
+	sheaf_test_objs_free(&table);
+	free(flags);
+	flags = NULL;
+}
+
+#define TINY { .capacity = 4, .barn_max_full = 1, .barn_max_empty = 1 }
+#define DEFAULT_CFG { .capacity = 0 }
+
+static int
+test_churn_nocache_default(void)
+{
+	static const struct variant v = {
+		POOL_N_BIG, 0, DEFAULT_CFG, MODE_CHURN, EXTRA_NONE,
+	};
+
+	return run_variant(&v);
+}
+
+static int
+test_churn_nocache_tiny(void)
+{
+	static const struct variant v = {
+		POOL_N_SMALL, 0, TINY, MODE_CHURN, EXTRA_NONE,
+	};
+
+	return run_variant(&v);
+}
+
+static int
+test_churn_cache_default(void)
+{
+	static const struct variant v = {
+		POOL_N_BIG, 256, DEFAULT_CFG, MODE_CHURN, EXTRA_NONE,
+	};
+
+	return run_variant(&v);
+}
+
+static int
+test_churn_cache_tiny(void)
+{
+	static const struct variant v = {
+		POOL_N_SMALL, 32, TINY, MODE_CHURN, EXTRA_NONE,
+	};
+
+	return run_variant(&v);
+}
+
+static int
+test_pipeline_nocache_default(void)
+{
+	static const struct variant v = {
+		POOL_N_BIG, 0, DEFAULT_CFG, MODE_PIPELINE, EXTRA_NONE,
+	};
+
+	return run_variant(&v);
+}
+
+static int
+test_pipeline_nocache_tiny(void)
+{
+	static const struct variant v = {
+		POOL_N_SMALL, 0, TINY, MODE_PIPELINE, EXTRA_NONE,
+	};
+
+	return run_variant(&v);
+}
+
+static int
+test_pipeline_cache_default(void)
+{
+	static const struct variant v = {
+		POOL_N_BIG, 256, DEFAULT_CFG, MODE_PIPELINE, EXTRA_NONE,
+	};
+
+	return run_variant(&v);
+}
+
+static int
+test_churn_pthread_tiny(void)
+{
+	static const struct variant v = {
+		POOL_N_SMALL, 0, TINY, MODE_CHURN, EXTRA_PTHREAD,
+	};
+
+	return run_variant(&v);
+}
+
+static int
+test_churn_pthread_cache_default(void)
+{
+	static const struct variant v = {
+		POOL_N_BIG, 256, DEFAULT_CFG, MODE_CHURN, EXTRA_PTHREAD,
+	};
+
+	return run_variant(&v);
+}
+
+static int
+test_churn_registered_thread(void)
+{
+	static const struct variant v = {
+		POOL_N_SMALL, 0, TINY, MODE_CHURN, EXTRA_REGISTERED,
+	};
+
+	return run_variant(&v);
+}
+
+static int
+suite_setup(void)
+{
+	const char *env = getenv("SHEAF_STRESS_MS");
+
+	if (env != NULL && strtoull(env, NULL, 0) >= ROUNDS)
+		run_ms = strtoull(env, NULL, 0);
+	worker = rte_get_next_lcore(rte_get_main_lcore(), 1, 0);
+	RTE_TEST_ASSERT(worker < RTE_MAX_LCORE, "no worker lcore");
+	return TEST_SUCCESS;
+}
+
+static const struct sheaf_test_case cases[] = {
+	SHEAF_TEST_CASE_ST(NULL, teardown, test_churn_nocache_default),
+	SHEAF_TEST_CASE_ST(NULL, teardown, test_churn_nocache_tiny),
+	SHEAF_TEST_CASE_ST(NULL, teardown, test_churn_cache_default),
+	SHEAF_TEST_CASE_ST(NULL, teardown, test_churn_cache_tiny),
+	SHEAF_TEST_CASE_ST(NULL, teardown, test_pipeline_nocache_default),
+	SHEAF_TEST_CASE_ST(NULL, teardown, test_pipeline_nocache_tiny),
+	SHEAF_TEST_CASE_ST(NULL, teardown, test_pipeline_cache_default),
+	SHEAF_TEST_CASE_ST(NULL, teardown, test_churn_pthread_tiny),
+	SHEAF_TEST_CASE_ST(NULL, teardown, test_churn_pthread_cache_default),
+	SHEAF_TEST_CASE_ST(NULL, teardown, test_churn_registered_thread),
+	SHEAF_TEST_CASES_END
+};
+
+static const struct sheaf_test_suite suite = {
+	.name = "sheaf_stress",
+	.min_lcores = 2,
+	.setup = suite_setup,
+	.cases = cases,
+};
+
+int
+main(int argc, char **argv)
+{
+	return sheaf_test_main(argc, argv, &suite);
+}
