@@ -638,10 +638,9 @@ check_capacity(const char *name, unsigned int n, unsigned int elt,
 	RTE_TEST_ASSERT(info.capacity >= lo && info.capacity <= hi,
 		"%u x %u bytes: capacity got %u, expected %u..%u", n, elt,
 		info.capacity, lo, hi);
-	/* A bound on what lcores keep: at least both sheaves of each. */
-	RTE_TEST_ASSERT(stranded >= (int)(rte_lcore_count() * 2 * info.capacity),
-		"stranded max: got %d, expected >= %u", stranded,
-		rte_lcore_count() * 2 * info.capacity);
+	/* As documented: lcores x (2 x capacity + 32). */
+	SHEAF_TEST_ASSERT_INT(stranded,
+		rte_lcore_count() * (2 * info.capacity + 32), "stranded max");
 	return TEST_SUCCESS;
 }
 

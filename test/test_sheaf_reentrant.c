@@ -4,7 +4,7 @@
 
 /*
  * Re-entry on one lcore: the main lcore churns a pool while a helper
- * thread sends it SIGUSR1 every few microseconds; the signal handler gets
+ * thread sends it SIGUSR1 every few tens of microseconds; the handler gets
  * and puts objects of the same pool on the same lcore, often while the
  * interrupted code is inside the library. The lcore's busy mark must send
  * the handler to the shared tiers without corrupting the lcore's sheaves
@@ -54,7 +54,7 @@ static pthread_t main_thread;
 static void *held[HOLD_MAX + BULK_MAX];
 static unsigned int nb_held;
 static uint64_t main_rng;
-static bool main_flushes;          /* call rte_sheaf_flush_lcore() too */
+static bool main_flushes;          /* call the flush entry points too */
 
 /* Handler state, touched by the handler only while the run lasts. */
 static void *stash[STASH_MAX];
@@ -138,6 +138,9 @@ on_signal(int sig __rte_unused)
 	unsigned int k = r % HANDLER_BULK_MAX + 1;
 
 	handler_calls++;
+	if (main_flushes && (r >> 40) % 16 == 0 &&
+			rte_sheaf_flush_lcore(pool) < 0)
+		fail("flush_lcore in the handler failed", NULL);
 	if (nb_stash + k <= STASH_MAX && ((r >> 32) & 1)) {
 		int ret = rte_mempool_get_bulk(pool, &stash[nb_stash], k);
 
@@ -189,10 +192,14 @@ main_step(void)
 		release(&held[nb_held], k, ID_MAIN);
 		rte_mempool_put_bulk(pool, &held[nb_held], k);
 	}
-	/* Now and then, the flush path under signals as well. */
-	if (main_flushes && (r >> 40) % 1024 == 0 &&
-			rte_sheaf_flush_lcore(pool) < 0)
-		fail("flush_lcore on the main lcore failed", NULL);
+	/* Now and then, the flush paths under signals as well. */
+	if (main_flushes && (r >> 40) % 64 == 0) {
+		if (rte_sheaf_flush_lcore(pool) < 0)
+			fail("flush_lcore on the main lcore failed", NULL);
+	} else if (main_flushes && (r >> 40) % 64 == 1) {
+		if (rte_sheaf_flush(pool) < 0)
+			fail("flush on the main lcore failed", NULL);
+	}
 }
 
 static double
@@ -376,11 +383,15 @@ test_signal_default(void)
 	return run(&defaults, false);
 }
 
-/* The flush path takes the slab locks as well. */
+/* The flush paths take the barns and the slab locks as well. */
 static int
 test_signal_during_flush(void)
 {
-	return run(&tiny, true);
+	static const struct rte_sheaf_config deep_barn = {
+		.capacity = 4, .barn_max_full = 16, .barn_max_empty = 16,
+	};
+
+	return run(&deep_barn, true);
 }
 
 static const struct sheaf_test_case cases[] = {

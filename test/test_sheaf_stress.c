@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,12 +89,16 @@ static unsigned int worker;        /* the second lcore */
 static uint64_t run_ms = DEFAULT_RUN_MS;
 static volatile int stop;          /* written by the main lcore */
 
-static void
-owner_fail(struct owner *o, const char *fmt, const char *what, void *obj,
-	unsigned int v)
+static void __rte_format_printf(2, 3)
+owner_fail(struct owner *o, const char *fmt, ...)
 {
-	if (!o->failed)
-		snprintf(o->err, sizeof(o->err), fmt, what, obj, v);
+	va_list ap;
+
+	if (!o->failed) {
+		va_start(ap, fmt);
+		vsnprintf(o->err, sizeof(o->err), fmt, ap);
+		va_end(ap);
+	}
 	o->failed = 1;
 	/* No more work once the pool may be corrupt: relaxed is enough,
 	 * the loops only poll it.
@@ -121,16 +126,16 @@ claim(struct owner *o, void **objs, unsigned int n)
 		uint32_t prev;
 
 		if (idx < 0) {
-			owner_fail(o, "%s: %p is not a pool object (owner %u)",
-				"FOREIGN", objs[i], o->id);
+			owner_fail(o, "FOREIGN: %p is not a pool object (owner %u)",
+				objs[i], o->id);
 			objs[i] = NULL;
 			continue;
 		}
 		prev = __atomic_exchange_n(&flags[idx], o->id,
 			__ATOMIC_ACQUIRE);
 		if (prev != 0)
-			owner_fail(o, "%s: %p handed out while owner %u holds it",
-				"DUPLICATE", objs[i], prev);
+			owner_fail(o, "DUPLICATE: %p handed out while owner %u holds it",
+				objs[i], prev);
 		*(uint64_t *)objs[i] = stamp(o->id, idx);
 	}
 	o->got += n;
@@ -151,17 +156,17 @@ release(struct owner *o, void **objs, unsigned int n, uint32_t expected)
 		uint32_t prev;
 
 		if (idx < 0) {
-			owner_fail(o, "%s: %p is not a pool object (owner %u)",
-				"FOREIGN on put", objs[i], o->id);
+			owner_fail(o, "FOREIGN on put: %p (owner %u)",
+				objs[i], o->id);
 			continue;
 		}
 		if (*(uint64_t *)objs[i] != stamp(expected, idx))
-			owner_fail(o, "%s: %p stamp changed while owner %u held it",
-				"OVERWRITTEN", objs[i], expected);
+			owner_fail(o, "OVERWRITTEN: %p stamp changed while owner %u held it",
+				objs[i], expected);
 		prev = __atomic_exchange_n(&flags[idx], 0, __ATOMIC_RELEASE);
 		if (prev != expected)
-			owner_fail(o, "%s: %p flagged for owner %u on put",
-				"OWNER MISMATCH", objs[i], prev);
+			owner_fail(o, "OWNER MISMATCH: %p flagged for owner %u on put, expected %u",
+				objs[i], prev, expected);
 	}
 }
 
@@ -187,8 +192,8 @@ owner_get(struct owner *o, unsigned int k)
 		return;
 	}
 	if (ret != 0) {
-		owner_fail(o, "%s: get_bulk returned %p/%d", "BAD RETURN",
-			NULL, (unsigned int)ret);
+		owner_fail(o, "BAD RETURN: get_bulk of %u returned %d, expected 0 or %d",
+			k, ret, -ENOBUFS);
 		return;
 	}
 	claim(o, &o->held[o->nb_held], k);
@@ -263,8 +268,8 @@ churn_pthread(void *arg)
 	struct owner *o = arg;
 
 	if (rte_lcore_id() != LCORE_ID_ANY)
-		owner_fail(o, "%s: %p lcore id %u, expected none", "SETUP",
-			NULL, rte_lcore_id());
+		owner_fail(o, "SETUP: lcore id %u, expected none",
+			rte_lcore_id());
 	churn_worker(o);
 	return NULL;
 }
@@ -276,8 +281,8 @@ churn_registered(void *arg)
 	struct owner *o = arg;
 
 	if (rte_thread_register() != 0 || rte_lcore_id() == LCORE_ID_ANY) {
-		owner_fail(o, "%s: %p rte_thread_register failed (%u)",
-			"SETUP", NULL, (unsigned int)rte_errno);
+		owner_fail(o, "SETUP: rte_thread_register failed (%s)",
+			rte_strerror(rte_errno));
 		return NULL;
 	}
 	churn_worker(o);
@@ -369,14 +374,13 @@ run_round(const struct variant *v, bool last)
 	else if (v->extra == EXTRA_REGISTERED)
 		extra_fn = churn_registered;
 	if (rte_eal_remote_launch(worker_fn, &owners[1], worker) != 0)
-		owner_fail(&owners[1], "%s: %p remote launch on %u failed",
-			"SETUP", NULL, worker);
+		owner_fail(&owners[1], "SETUP: remote launch on lcore %u failed",
+			worker);
 	if (extra_fn != NULL) {
 		extra_started = pthread_create(&extra, NULL, extra_fn,
 			&owners[2]) == 0;
 		if (!extra_started)
-			owner_fail(&owners[2], "%s: %p pthread_create failed (%u)",
-				"SETUP", NULL, 0);
+			owner_fail(&owners[2], "SETUP: pthread_create failed");
 	}
 
 	while (running(end)) {

@@ -36,9 +36,9 @@ sheaf_default_capacity(const struct rte_mempool *mp)
 
 	/* Large objects: fewer per sheaf, as SLUB sizes sheaves by cache. */
 	if (elt > 16384)
-		cap = 16;
+		cap /= 4;
 	else if (elt > 4096)
-		cap = 32;
+		cap /= 2;
 	return RTE_MAX(RTE_MIN(cap, limit), 1u);
 }
 

@@ -46,7 +46,7 @@ extern "C" {
 #define RTE_SHEAF_CAPACITY_MAX 512
 
 /** Default sheaf capacity, in objects, for pools large enough. */
-#define RTE_SHEAF_CAPACITY_DEFAULT 64
+#define RTE_SHEAF_CAPACITY_DEFAULT 128
 
 /** Largest barn limit, in sheaves. */
 #define RTE_SHEAF_BARN_MAX 1024
@@ -63,9 +63,10 @@ extern "C" {
  */
 struct rte_sheaf_config {
 	/**
-	 * Objects per sheaf. 0: a default from the pool and object size,
-	 * RTE_SHEAF_CAPACITY_DEFAULT for most pools, less for small pools
-	 * or large objects. Max RTE_SHEAF_CAPACITY_MAX.
+	 * Objects per sheaf. 0: a default from the pool and object size:
+	 * RTE_SHEAF_CAPACITY_DEFAULT, halved for objects over 4 KiB and
+	 * again over 16 KiB, at most pool size / (8 x lcore count), at
+	 * least 1. Max RTE_SHEAF_CAPACITY_MAX.
 	 */
 	uint32_t capacity;
 	/**

@@ -89,8 +89,6 @@ sheaf_barn_get_full(struct sheaf_pool *sp, uint32_t b)
 		return NULL;
 	if (rte_ring_mc_dequeue(barn->full, &s) != 0)
 		return NULL;
-	__atomic_fetch_sub(&barn->nb_objs, ((struct sheaf *)s)->size,
-		__ATOMIC_RELAXED); /* a counter only; the ring orders the sheaf */
 	return s;
 }
 
@@ -109,14 +107,8 @@ sheaf_barn_get_empty(struct sheaf_pool *sp, uint32_t b)
 void
 sheaf_barn_put_full(struct sheaf_pool *sp, uint32_t b, struct sheaf *s)
 {
-	struct sheaf_barn *barn = &sp->barn[b];
-
-	/* Counted before the sheaf is visible, so it is never counted
-	 * negative; a counter only, relaxed.
-	 */
-	__atomic_fetch_add(&barn->nb_objs, s->size, __ATOMIC_RELAXED);
 	/* Cannot fail: the ring has room for every sheaf of the pool. */
-	rte_ring_mp_enqueue(barn->full, s);
+	rte_ring_mp_enqueue(sp->barn[b].full, s);
 }
 
 void
@@ -125,30 +117,64 @@ sheaf_barn_put_empty(struct sheaf_pool *sp, uint32_t b, struct sheaf *s)
 	rte_ring_mp_enqueue(sp->barn[b].empty, s);
 }
 
-struct sheaf *
+unsigned int
 sheaf_barn_replace_empty(struct sheaf_pool *sp, uint32_t b,
-	struct sheaf *empty)
+	struct sheaf * const *empty, unsigned int k, struct sheaf **full)
 {
-	struct sheaf *full = sheaf_barn_get_full(sp, b);
+	struct sheaf_barn *barn = &sp->barn[b];
+	unsigned int got;
 
-	if (full != NULL)
-		sheaf_barn_put_empty(sp, b, empty);
-	return full;
+	/* An empty ring costs the burst two loads, no atomic. */
+	got = rte_ring_mc_dequeue_burst(barn->full, (void **)full, k, NULL);
+	/* Cannot fail: the ring has room for every sheaf of the pool. */
+	if (got != 0)
+		rte_ring_mp_enqueue_bulk(barn->empty, (void * const *)empty,
+			got, NULL);
+	return got;
 }
 
-struct sheaf *
+unsigned int
 sheaf_barn_replace_full(struct sheaf_pool *sp, uint32_t b,
-	struct sheaf *full)
+	struct sheaf * const *full, unsigned int k, struct sheaf **empty)
 {
-	struct sheaf *empty;
+	struct sheaf_barn *barn = &sp->barn[b];
+	unsigned int nb_full, got;
 
 	/* Racy limit check (seed 008): may overshoot, never blocks. */
-	if (rte_ring_count(sp->barn[b].full) >= sp->cfg.barn_max_full)
-		return NULL;
-	empty = sheaf_barn_get_empty(sp, b);
-	if (empty != NULL)
-		sheaf_barn_put_full(sp, b, full);
-	return empty;
+	nb_full = rte_ring_count(barn->full);
+	if (nb_full >= sp->cfg.barn_max_full)
+		return 0;
+	k = RTE_MIN(k, sp->cfg.barn_max_full - nb_full);
+	got = rte_ring_mc_dequeue_burst(barn->empty, (void **)empty, k, NULL);
+	if (got != 0)
+		rte_ring_mp_enqueue_bulk(barn->full, (void * const *)full, got,
+			NULL);
+	return got;
+}
+
+/*
+ * Objects in a ring's sheaves. Racy, not critical: the slots between the
+ * tails always hold arena sheaves (NULL only before first use), a sheaf
+ * read while it moves may be counted twice or missed; exact when quiet.
+ */
+static uint32_t
+sheaf_barn_ring_objs(const struct rte_ring *r)
+{
+	void * const *slot = (void * const *)&r[1];
+	uint32_t i, n = 0;
+	uint32_t head = __atomic_load_n(&r->cons.tail, __ATOMIC_RELAXED);
+	uint32_t tail = __atomic_load_n(&r->prod.tail, __ATOMIC_RELAXED);
+
+	if (tail - head > r->capacity)
+		return 0; /* moved under us; quiet pools never see this */
+	for (i = head; i != tail; i++) {
+		const struct sheaf *s = __atomic_load_n(&slot[i & r->mask],
+			__ATOMIC_RELAXED);
+
+		if (s != NULL)
+			n += __atomic_load_n(&s->size, __ATOMIC_RELAXED);
+	}
+	return n;
 }
 
 uint32_t
@@ -157,6 +183,6 @@ sheaf_barn_count(const struct sheaf_pool *sp)
 	uint32_t b, n = 0;
 
 	for (b = 0; b < sp->nb_barns; b++)
-		n += __atomic_load_n(&sp->barn[b].nb_objs, __ATOMIC_RELAXED);
+		n += sheaf_barn_ring_objs(sp->barn[b].full);
 	return n;
 }

@@ -11,16 +11,19 @@
 int sheaf_barn_init(struct sheaf_pool *sp, uint32_t first_sheaf);
 void sheaf_barn_release(struct sheaf_pool *sp);
 
-/* A full sheaf for an empty one, or NULL (empty stays with the caller). */
-struct sheaf *sheaf_barn_replace_empty(struct sheaf_pool *sp, uint32_t b,
-	struct sheaf *empty);
+/*
+ * Trade up to k empty sheaves for full ones: returns how many (0..k);
+ * empty[0..ret) went to the barn, full[0..ret) came from it.
+ */
+unsigned int sheaf_barn_replace_empty(struct sheaf_pool *sp, uint32_t b,
+	struct sheaf * const *empty, unsigned int k, struct sheaf **full);
 
 /*
- * An empty sheaf for a full one, or NULL when the barn holds its limit of
- * full sheaves or has no empty one (full stays with the caller).
+ * Trade up to k full sheaves for empty ones, within the barn's limit of
+ * full sheaves: returns how many (0..k), as sheaf_barn_replace_empty().
  */
-struct sheaf *sheaf_barn_replace_full(struct sheaf_pool *sp, uint32_t b,
-	struct sheaf *full);
+unsigned int sheaf_barn_replace_full(struct sheaf_pool *sp, uint32_t b,
+	struct sheaf * const *full, unsigned int k, struct sheaf **empty);
 
 struct sheaf *sheaf_barn_get_full(struct sheaf_pool *sp, uint32_t b);
 struct sheaf *sheaf_barn_get_empty(struct sheaf_pool *sp, uint32_t b);

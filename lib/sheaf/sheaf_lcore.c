@@ -6,12 +6,16 @@
  * Lcore sheaves: SLUB's struct slub_percpu_sheaves, one slot per lcore id.
  *
  * The slow paths climb a ladder, cheapest rung first, one stat per rung:
- *   get: swap with the spare -> trade the empty main for a full sheaf in
- *        the barn -> refill main from the slabs -> other sockets' barns;
- *   put: swap with the spare -> trade the full main for an empty sheaf in
- *        the barn (while under its limit) -> flush main to the slabs.
- * The spare is always empty or full: it changes only by swapping with a
- * main that has just run empty (get) or full (put).
+ *   get: swap with the spare -> trade the empty main (and spare, if empty
+ *        too) for full sheaves in the barn -> refill main from the slabs
+ *        -> other sockets' barns;
+ *   put: swap with the spare -> trade the full main (and spare, if full
+ *        too) for empty sheaves in the barn, while under its limit ->
+ *        flush main to the slabs.
+ * Trading main and spare together halves the barn ring operations per
+ * object without raising what an lcore can hold. The spare is empty or
+ * holds objects; the put ladder swaps only with an empty spare, the get
+ * ladder only with a non-empty one.
  *
  * Re-entrance. The owner marks what it is doing in lc->busy: its sheaves,
  * a barn ring operation, or a slab depot lock. A signal handler calling
@@ -209,23 +213,51 @@ sheaf_lcore_service(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 	}
 }
 
-static struct sheaf *
-sheaf_lcore_barn_replace_empty(struct sheaf_pool *sp, struct sheaf_lcore *lc,
-	uint32_t b, struct sheaf *empty)
+/*
+ * Trade the lcore's empty sheaves (main, then spare if it is empty too)
+ * for full ones: both at once halves the ring operations per object.
+ * Returns the count traded; main then holds a full sheaf.
+ */
+static unsigned int
+sheaf_lcore_trade_empty(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+	uint32_t b)
 {
-	struct sheaf *full;
+	struct sheaf *give[2] = { lc->main, lc->spare }, *got[2];
+	unsigned int k = lc->spare->size == 0 ? 2 : 1, g;
 
 	sheaf_busy_set(lc, SHEAF_BUSY_BARN);
-	full = sheaf_barn_replace_empty(sp, b, empty);
+	g = sheaf_barn_replace_empty(sp, b, give, k, got);
 	sheaf_busy_clear(lc, SHEAF_BUSY_BARN);
-	return full;
+	if (g >= 1)
+		lc->main = got[0];
+	if (g == 2)
+		lc->spare = got[1];
+	return g;
+}
+
+/* The same for full sheaves; main then is empty. */
+static unsigned int
+sheaf_lcore_trade_full(struct sheaf_pool *sp, struct sheaf_lcore *lc)
+{
+	struct sheaf *give[2] = { lc->main, lc->spare }, *got[2];
+	unsigned int k = lc->spare->size == lc->spare->capacity ? 2 : 1, g;
+
+	sheaf_busy_set(lc, SHEAF_BUSY_BARN);
+	g = sheaf_barn_replace_full(sp, lc->barn, give, k, got);
+	sheaf_busy_clear(lc, SHEAF_BUSY_BARN);
+	if (g >= 1)
+		lc->main = got[0];
+	if (g == 2)
+		lc->spare = got[1];
+	return g;
 }
 
 /* Give main objects, cheapest rung first. Returns 0 when none are left. */
 static unsigned int
 sheaf_lcore_refill_main(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 {
-	struct sheaf *m = lc->main, *full;
+	struct sheaf *m = lc->main;
+	unsigned int g;
 	uint32_t i;
 
 	if (lc->spare->size != 0) {
@@ -234,11 +266,10 @@ sheaf_lcore_refill_main(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 		lc->stat[RTE_SHEAF_STAT_SWAP]++;
 		return lc->main->size;
 	}
-	full = sheaf_lcore_barn_replace_empty(sp, lc, lc->barn, m);
-	if (full != NULL) {
-		lc->main = full;
-		lc->stat[RTE_SHEAF_STAT_BARN_GET]++;
-		return full->size;
+	g = sheaf_lcore_trade_empty(sp, lc, lc->barn);
+	if (g != 0) {
+		lc->stat[RTE_SHEAF_STAT_BARN_GET] += g;
+		return lc->main->size;
 	}
 	lc->stat[RTE_SHEAF_STAT_BARN_GET_FAIL]++;
 
@@ -252,12 +283,11 @@ sheaf_lcore_refill_main(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 
 	/* Last resort, off-socket: full sheaves in other barns. */
 	for (i = 1; i < sp->nb_barns; i++) {
-		full = sheaf_lcore_barn_replace_empty(sp, lc,
-			(lc->barn + i) % sp->nb_barns, m);
-		if (full != NULL) {
-			lc->main = full;
-			lc->stat[RTE_SHEAF_STAT_BARN_GET]++;
-			return full->size;
+		g = sheaf_lcore_trade_empty(sp, lc,
+			(lc->barn + i) % sp->nb_barns);
+		if (g != 0) {
+			lc->stat[RTE_SHEAF_STAT_BARN_GET] += g;
+			return lc->main->size;
 		}
 	}
 	return 0;
@@ -267,7 +297,8 @@ sheaf_lcore_refill_main(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 static void
 sheaf_lcore_spill_main(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 {
-	struct sheaf *m = lc->main, *empty;
+	struct sheaf *m = lc->main;
+	unsigned int g;
 
 	if (lc->spare->size == 0) {
 		lc->main = lc->spare;
@@ -275,12 +306,9 @@ sheaf_lcore_spill_main(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 		lc->stat[RTE_SHEAF_STAT_SWAP]++;
 		return;
 	}
-	sheaf_busy_set(lc, SHEAF_BUSY_BARN);
-	empty = sheaf_barn_replace_full(sp, lc->barn, m);
-	sheaf_busy_clear(lc, SHEAF_BUSY_BARN);
-	if (empty != NULL) {
-		lc->main = empty;
-		lc->stat[RTE_SHEAF_STAT_BARN_PUT]++;
+	g = sheaf_lcore_trade_full(sp, lc);
+	if (g != 0) {
+		lc->stat[RTE_SHEAF_STAT_BARN_PUT] += g;
 		return;
 	}
 	lc->stat[RTE_SHEAF_STAT_BARN_PUT_FAIL]++;

@@ -74,7 +74,7 @@ struct sheaf_lcore {
 	 * was re-entered (signal handler) and must not touch the sheaves.
 	 */
 	uint32_t busy;
-	struct sheaf *spare; /* empty or full, never NULL; owner lcore only */
+	struct sheaf *spare; /* never NULL; owner lcore only */
 	uint32_t barn;       /* index of the barn of this lcore's socket */
 	/* Set by rte_sheaf_flush() on another lcore; owner clears it. */
 	uint32_t flush_req;
@@ -129,8 +129,6 @@ struct sheaf_depot {
 struct sheaf_barn {
 	struct rte_ring *full;  /* sheaves with 1..capacity objects */
 	struct rte_ring *empty; /* sheaves with 0 objects */
-	/* Objects in full sheaves; atomic, for get_count. */
-	uint32_t nb_objs;
 } __rte_cache_aligned;
 
 /** The mempool's pool_data. */
