@@ -10,6 +10,7 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -432,6 +433,45 @@ test_failed_get_keeps_table(void)
 				keep, "avail after a failed get");
 		}
 		rte_mempool_put_bulk(pool, objs, n - keep);
+	}
+	return TEST_SUCCESS;
+}
+
+/*
+ * Counts no pool can satisfy (DPDK's mbuf_autotest passes a negative
+ * count, cast to unsigned) fail at once, with and without a DPDK cache,
+ * and leave the pool whole.
+ */
+static int
+test_get_oversize(void)
+{
+	static const unsigned int counts[] = {
+		1024, 4096, 32u - 144u, UINT_MAX,
+	};
+	unsigned int cache, i;
+	void *one;
+
+	for (cache = 0; cache <= 32; cache += 32) {
+		pool = rte_sheaf_pool_create("sp_over", 1023, POOL_ELT, cache,
+			0, SOCKET_ID_ANY, 0, NULL);
+		RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+			rte_strerror(rte_errno));
+		/* Some objects in the lcore's sheaves, some in the slabs. */
+		RTE_TEST_ASSERT_SUCCESS(rte_mempool_get(pool, &one),
+			"get one: failed");
+		rte_mempool_put(pool, one);
+		for (i = 0; i < RTE_DIM(counts); i++) {
+			void *dummy[1] = { NULL };
+
+			/* Only a count <= size may write the table: none. */
+			SHEAF_TEST_ASSERT_INT(rte_mempool_ops_dequeue_bulk(pool,
+				dummy, counts[i]), -ENOBUFS, "oversize dequeue");
+			SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool),
+				1023, "avail after an oversize get");
+		}
+		SHEAF_TEST_CHECK(check_fresh(pool, 1023));
+		rte_mempool_free(pool);
+		pool = NULL;
 	}
 	return TEST_SUCCESS;
 }
@@ -1034,6 +1074,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_get_all_cache32),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_get_all_cache256),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_failed_get_keeps_table),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_get_oversize),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_contents_survive),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_free_releases_memory),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_default_capacity),

@@ -94,8 +94,14 @@ struct sheaf_undo {
 };
 
 static inline int
-sheaf_undo_init(struct sheaf_undo *u, unsigned int n)
+sheaf_undo_init(struct sheaf_undo *u, const struct sheaf_pool *sp,
+	unsigned int n)
 {
+	/* More than the pool holds can never succeed (a caller's negative
+	 * count, say): fail before touching anything.
+	 */
+	if (unlikely(n > sp->mp->size))
+		return -ENOBUFS;
 	u->saved = n <= SHEAF_UNDO_STACK ? u->stack :
 		malloc(n * sizeof(void *));
 	return u->saved != NULL ? 0 : -ENOMEM;
@@ -356,7 +362,7 @@ sheaf_lcore_get_slow(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 	int stolen = 0;
 	struct sheaf *m;
 
-	if (sheaf_undo_init(&undo, n) < 0) {
+	if (sheaf_undo_init(&undo, sp, n) < 0) {
 		lc->stat[RTE_SHEAF_STAT_ALLOC_FAIL]++;
 		return -ENOBUFS;
 	}
@@ -448,7 +454,7 @@ sheaf_shared_get(struct sheaf_pool *sp, struct sheaf_lcore *lc, void **objs,
 
 	if (sheaf_shared_is_reentry(lc))
 		sheaf_stat_shared(sp, RTE_SHEAF_STAT_REENTRANT, 1);
-	if (sheaf_undo_init(&undo, n) < 0) {
+	if (sheaf_undo_init(&undo, sp, n) < 0) {
 		sheaf_stat_shared(sp, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
 		return -ENOBUFS;
 	}
