@@ -62,13 +62,13 @@ uint32_t sheaf_lcore_count(const struct sheaf_pool *sp, uint32_t *nb_lcores);
  * call; a plain loop runs one pointer pair a step, and libc's memcpy is a
  * call through the PLT.
  */
-static inline void
+static __rte_always_inline void
 sheaf_objs_copy(void **dst, void * const *src, unsigned int n)
 {
 	rte_memcpy(dst, src, n * sizeof(void *));
 }
 
-static inline struct sheaf_lcore *
+static __rte_always_inline struct sheaf_lcore *
 sheaf_lcore_slot(struct sheaf_pool *sp)
 {
 	unsigned int id = rte_lcore_id();
@@ -76,7 +76,7 @@ sheaf_lcore_slot(struct sheaf_pool *sp)
 	return id < RTE_MAX_LCORE ? &sp->lcore[id] : NULL;
 }
 
-static inline int
+static __rte_always_inline int
 sheaf_pool_get(struct sheaf_pool *sp, void **objs, unsigned int n)
 {
 	struct sheaf_lcore *lc = sheaf_lcore_slot(sp);
@@ -110,7 +110,7 @@ sheaf_pool_get(struct sheaf_pool *sp, void **objs, unsigned int n)
 	return ret;
 }
 
-static inline void
+static __rte_always_inline void
 sheaf_pool_put(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 {
 	struct sheaf_lcore *lc = sheaf_lcore_slot(sp);
