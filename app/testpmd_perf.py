@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The sheaf authors
+"""Forwarding rate of dpdk-testpmd over two null ports, per mempool ops.
+
+Each configuration (ops name x --mbcache) runs testpmd in io forwarding
+mode between net_null0 and net_null1; the null PMD allocates an mbuf for
+every packet it receives and frees it on transmit, so the rate measures
+the mbuf pool. Configurations are interleaved round by round (A, B, C,
+A, B, C, ...) so that the machine's speed changes hit all of them alike;
+the ratio to the baseline is the median of per-round ratios.
+
+Usage: testpmd_perf.py --plugin BUILD/drivers/librte_mempool_sheaf.so
+           [--ops sheaf,ring_mp_mc,stack] [--mbcache 0,default]
+           [--rounds 5] [--seconds 2] [--lcores 0-1] [--no-huge]
+           [--baseline ring_mp_mc:default] [--csv FILE]
+Exit: 0, or 1 when a run failed to forward.
+"""
+
+import argparse
+import csv
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+RX_RE = re.compile(r"RX-packets:\s+(\d+)")
+
+
+def run_once(args, ops, cache, prefix):
+    """Packets per second forwarded by one testpmd run, or None."""
+    eal = ["-l", args.lcores, "--no-pci", "--file-prefix", prefix,
+           "--vdev", "net_null0", "--vdev", "net_null1",
+           "--mbuf-pool-ops-name", ops, "--log-level", "lib.eal:error"]
+    if args.no_huge:
+        eal += ["--no-huge", "-m", "1024"]
+    else:
+        eal += ["--huge-unlink"]
+    if args.plugin:
+        eal += ["-d", os.path.abspath(args.plugin)]
+    app = ["--", "-i", "--forward-mode=io"]
+    if cache != "default":
+        app.append("--mbcache=%s" % cache)
+    proc = subprocess.Popen([args.testpmd] + eal + app,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+    def send(cmd):
+        proc.stdin.write(cmd + "\n")
+        proc.stdin.flush()
+
+    try:
+        send("start")
+        time.sleep(args.warmup)
+        send("clear port stats all")
+        t0 = time.monotonic()
+        time.sleep(args.seconds)
+        send("show port stats all")
+        t1 = time.monotonic()
+        send("stop")
+        send("quit")
+        out, _ = proc.communicate(timeout=args.seconds + 60)
+    except (subprocess.TimeoutExpired, BrokenPipeError):
+        proc.kill()
+        proc.communicate()
+        return None
+    # "show port stats all" prints RX-packets for each port first; the
+    # forwarding summary printed by "stop" comes after it.
+    show = out.split("show port stats all", 1)[-1]
+    counts = [int(x) for x in RX_RE.findall(show)[:2]]
+    if len(counts) < 2 or sum(counts) == 0:
+        sys.stderr.write("testpmd %s cache %s forwarded nothing:\n%s\n"
+                         % (ops, cache, out[-2000:]))
+        return None
+    return sum(counts) / (t1 - t0)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--plugin", default="",
+                   help="sheaf plugin .so to load with -d")
+    p.add_argument("--testpmd", default="dpdk-testpmd")
+    p.add_argument("--ops", default="sheaf,ring_mp_mc,stack")
+    p.add_argument("--mbcache", default="0,default",
+                   help="testpmd --mbcache values; default = testpmd's 250")
+    p.add_argument("--baseline", default="ring_mp_mc:default")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--seconds", type=float, default=2.0)
+    p.add_argument("--warmup", type=float, default=1.0)
+    p.add_argument("--lcores", default="0-1")
+    p.add_argument("--no-huge", action="store_true")
+    p.add_argument("--csv", default="")
+    args = p.parse_args()
+
+    configs = [(o, c) for o in args.ops.split(",")
+               for c in args.mbcache.split(",")]
+    base = tuple(args.baseline.split(":"))
+    if base not in configs:
+        p.error("baseline %s:%s is not among the configurations" % base)
+    rates = {cfg: [] for cfg in configs}
+    failed = False
+    for r in range(args.rounds):
+        for cfg in configs:
+            sys.stderr.write("\rround %d/%d: %s cache %s      "
+                             % (r + 1, args.rounds, cfg[0], cfg[1]))
+            rate = run_once(args, cfg[0], cfg[1],
+                            "tpperf%d" % os.getpid())
+            if rate is None:
+                failed = True
+            rates[cfg].append(rate)
+    sys.stderr.write("\n")
+
+    rows = []
+    for cfg in configs:
+        ok = [x for x in rates[cfg] if x is not None]
+        ratios = [x / b for x, b in zip(rates[cfg], rates[base])
+                  if x is not None and b is not None]
+        rows.append((cfg, ok, ratios))
+    print("testpmd io forwarding, net_null0 <-> net_null1, lcores %s, "
+          "%d rounds x %.1f s" % (args.lcores, args.rounds, args.seconds))
+    print("%-12s %-8s %10s %10s %10s %8s %8s %8s" % (
+        "ops", "mbcache", "Mpps", "min", "max", "ratio", "r.min", "r.max"))
+    for cfg, ok, ratios in rows:
+        if not ok:
+            print("%-12s %-8s failed" % cfg)
+            continue
+        print("%-12s %-8s %10.2f %10.2f %10.2f %8.3f %8.3f %8.3f" % (
+            cfg[0], cfg[1], statistics.median(ok) / 1e6, min(ok) / 1e6,
+            max(ok) / 1e6, statistics.median(ratios) if ratios else 0,
+            min(ratios) if ratios else 0, max(ratios) if ratios else 0))
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["ops", "mbcache", "round", "pps"])
+            for cfg in configs:
+                for r, x in enumerate(rates[cfg]):
+                    w.writerow([cfg[0], cfg[1], r, "" if x is None else x])
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
