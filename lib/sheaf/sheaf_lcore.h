@@ -100,7 +100,10 @@ sheaf_pool_get(struct sheaf_pool *sp, void **objs, unsigned int n)
 	m = lc->main;
 	if (likely(n <= lc->msize)) {
 		lc->msize -= n;
-		sheaf_objs_copy(objs, &m->objs[lc->msize], n);
+		if (n == 1)
+			objs[0] = m->objs[lc->msize];
+		else
+			sheaf_objs_copy(objs, &m->objs[lc->msize], n);
 		lc->stat[RTE_SHEAF_STAT_ALLOC_FAST] += n;
 	} else {
 		ret = sheaf_lcore_get_slow(sp, lc, objs, n);
@@ -129,7 +132,11 @@ sheaf_pool_put(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 	}
 	m = lc->main;
 	if (likely(n <= m->capacity - lc->msize)) {
-		sheaf_objs_copy(&m->objs[lc->msize], objs, n);
+		/* One object a call (a PMD's tx free): skip the copy loop. */
+		if (n == 1)
+			m->objs[lc->msize] = objs[0];
+		else
+			sheaf_objs_copy(&m->objs[lc->msize], objs, n);
 		lc->msize += n;
 		lc->stat[RTE_SHEAF_STAT_FREE_FAST] += n;
 	} else {
