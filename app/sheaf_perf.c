@@ -570,6 +570,8 @@ pool_create(const struct perf_ctx *c, unsigned int idx,
 {
 	const struct perf_opts *o = c->o;
 	bool sheaf = strcmp(spec->name, RTE_SHEAF_OPS_NAME) == 0;
+	unsigned int size = c->sc->pool_size != NULL ? c->sc->pool_size(o) :
+		o->pool_size;
 	char name[RTE_MEMPOOL_NAMESIZE];
 	struct rte_mempool *mp;
 	int ret;
@@ -581,11 +583,11 @@ pool_create(const struct perf_ctx *c, unsigned int idx,
 	}
 	if (c->sc->pool == PERF_POOL_MBUF) {
 		if (sheaf && spec->sheaf.capacity != 0)
-			mp = rte_sheaf_pktmbuf_pool_create(name, o->pool_size,
+			mp = rte_sheaf_pktmbuf_pool_create(name, size,
 				spec->cache, 0, (uint16_t)o->data_room,
 				SOCKET_ID_ANY, &spec->sheaf);
 		else
-			mp = rte_pktmbuf_pool_create_by_ops(name, o->pool_size,
+			mp = rte_pktmbuf_pool_create_by_ops(name, size,
 				spec->cache, 0, (uint16_t)o->data_room,
 				SOCKET_ID_ANY, spec->name);
 		if (mp == NULL)
@@ -594,7 +596,7 @@ pool_create(const struct perf_ctx *c, unsigned int idx,
 		return mp;
 	}
 
-	mp = rte_mempool_create_empty(name, o->pool_size, o->obj_size,
+	mp = rte_mempool_create_empty(name, size, o->obj_size,
 		spec->cache, 0, SOCKET_ID_ANY, 0);
 	if (mp == NULL) {
 		snprintf(err, len, "pool create: %s", rte_strerror(rte_errno));
@@ -612,9 +614,8 @@ pool_create(const struct perf_ctx *c, unsigned int idx,
 		snprintf(err, len, "populate: %s", rte_strerror(-ret));
 		goto fail;
 	}
-	if ((unsigned int)ret != o->pool_size) {
-		snprintf(err, len, "populate: %d of %u objects", ret,
-			o->pool_size);
+	if ((unsigned int)ret != size) {
+		snprintf(err, len, "populate: %d of %u objects", ret, size);
 		goto fail;
 	}
 	return mp;
@@ -672,11 +673,13 @@ measure(struct perf_ctx *c, struct perf_entry *e, double seconds,
 	for (i = 0; i < c->nb_workers; i++) {
 		w = &c->workers[i];
 		w->mp = e->mp;
+		w->priv = e->priv;
 		w->done = 0;
 		w->objects = 0;
 		w->t_start = 0;
 		w->t_end = 0;
 		w->get_fail = 0;
+		w->rearm_partial = 0;
 		w->reason[0] = '\0';
 	}
 
@@ -726,6 +729,7 @@ measure(struct perf_ctx *c, struct perf_entry *e, double seconds,
 			reason = w->reason;
 		s->objects += w->objects;
 		s->get_fail += w->get_fail;
+		s->rearm_partial += w->rearm_partial;
 		if (w->t_start == 0)
 			continue;
 		t0 = RTE_MIN(t0, w->t_start);
@@ -929,15 +933,24 @@ scenario_run(const struct perf_opts *o, unsigned int sc_idx,
 		e = &res->entries[i];
 		if (e->ops == NULL)
 			continue;
+		if (sc->sheaf_only && !entry_is_sheaf(e)) {
+			e->status = PERF_NA;
+			snprintf(e->reason, sizeof(e->reason), "%s ops only",
+				RTE_SHEAF_OPS_NAME);
+			continue;
+		}
 		e->mp = pool_create(&c, i, e->ops, e->reason,
 			sizeof(e->reason));
 		if (e->mp == NULL)
+			e->status = PERF_FAILED;
+		else if (sc->setup != NULL && sc->setup(o, e, e->reason,
+				sizeof(e->reason)) != 0)
 			e->status = PERF_FAILED;
 	}
 	if (o->warmup > 0) {
 		for (i = 0; i < nb; i++) {
 			e = &res->entries[i];
-			if (e->status == PERF_FAILED)
+			if (e->status != PERF_OK)
 				continue;
 			measure(&c, e, o->warmup, &warm);
 			if (warm.status == PERF_FAILED)
@@ -950,8 +963,9 @@ scenario_run(const struct perf_opts *o, unsigned int sc_idx,
 		for (k = 0; k < nb; k++) {
 			i = o->rotate ? (k + r) % nb : k;
 			e = &res->entries[i];
-			if (e->status == PERF_FAILED) {
-				e->rounds[r].status = PERF_SKIPPED;
+			if (e->status != PERF_OK) {
+				e->rounds[r].status = e->status == PERF_NA ?
+					PERF_NA : PERF_SKIPPED;
 				continue;
 			}
 			measure(&c, e, o->seconds, &e->rounds[r]);
@@ -969,6 +983,8 @@ scenario_run(const struct perf_opts *o, unsigned int sc_idx,
 		e = &res->entries[i];
 		if (o->sheaf_dump && e->mp != NULL && entry_is_sheaf(e))
 			rte_sheaf_dump(stdout, e->mp);
+		if (sc->teardown != NULL && e->mp != NULL)
+			sc->teardown(e);
 		rte_mempool_free(e->mp);
 		e->mp = NULL;
 	}

@@ -118,6 +118,7 @@ struct perf_worker {
 	struct perf_sync *sync;
 	const struct perf_opts *opts;
 	struct rte_mempool *mp;   /**< NULL for a ceiling row. */
+	void *priv;               /**< The entry's scenario state. */
 	struct rte_ring *ring;    /**< Pairs layout: the pair's ring. */
 	struct perf_worker *peer; /**< Pairs layout: the other end. */
 	void **held;              /**< (window + 1) * bulk slots. */
@@ -131,8 +132,11 @@ struct perf_worker {
 	uint64_t t_start;         /**< TSC at go. */
 	uint64_t t_end;           /**< TSC at stop. */
 	uint64_t get_fail;        /**< Failed get calls. */
+	uint64_t rearm_partial;   /**< rx: rearms short of the deficit. */
 	char reason[PERF_REASON_LEN]; /**< Non-empty: the run failed. */
 } __rte_cache_aligned;
+
+struct perf_entry;
 
 struct perf_scenario {
 	const char *name;
@@ -140,10 +144,22 @@ struct perf_scenario {
 	enum perf_pool_kind pool;
 	enum perf_layout layout;
 	bool ceiling;             /**< Adds a row run with no mempool. */
+	bool sheaf_only;          /**< Other ops' rows report n/a. */
+	bool rearms;              /**< get_fail, rearm_partial are rearms. */
+	/** Objects per pool; NULL: --pool-size. */
+	unsigned int (*pool_size)(const struct perf_opts *o);
 	/** Checks the options against the layout; 0 or -1 with a message. */
 	int (*check)(const struct perf_opts *o, char *err, size_t len);
 	/** The body of every lcore; results go in w. */
 	void (*body)(struct perf_worker *w);
+	/**
+	 * Per entry, once its pool exists: sets e->priv up; NULL: none.
+	 * 0, or -1 with a message (the entry then fails).
+	 */
+	int (*setup)(const struct perf_opts *o, struct perf_entry *e,
+		char *err, size_t len);
+	/** Releases e->priv, before the pool is freed; NULL: none. */
+	void (*teardown)(struct perf_entry *e);
 };
 
 extern const struct perf_scenario perf_scenarios[];
@@ -154,6 +170,7 @@ enum perf_status {
 	PERF_OK,
 	PERF_SKIPPED,   /**< Not run: the entry failed earlier. */
 	PERF_FAILED,    /**< The ops could not run the scenario. */
+	PERF_NA,        /**< The scenario does not apply to the ops. */
 };
 
 /** One measurement. */
@@ -163,6 +180,7 @@ struct perf_sample {
 	uint64_t wall_cycles;   /**< First start to last stop. */
 	uint64_t lcore_cycles;  /**< Sum over lcores of their busy time. */
 	uint64_t get_fail;
+	uint64_t rearm_partial;
 	double mobjs;           /**< Million objects per second. */
 	double cycles_per_obj;  /**< lcore_cycles / objects. */
 	double ratio;           /**< mobjs / baseline's mobjs, same round. */
@@ -176,6 +194,7 @@ struct perf_entry {
 	const struct perf_ops_spec *ops; /**< NULL: the ceiling row. */
 	bool baseline;
 	struct rte_mempool *mp;
+	void *priv;                      /**< Scenario state, see setup. */
 	struct perf_sample *rounds;      /**< opts.rounds samples. */
 	enum perf_status status;         /**< PERF_FAILED once any failed. */
 	bool not_whole;                  /**< A round lost objects. */
@@ -187,6 +206,7 @@ struct perf_entry {
 	unsigned int nb_ratio;
 	double ratio_med, ratio_min, ratio_max;
 	uint64_t get_fail;
+	uint64_t rearm_partial;
 };
 
 /** A scenario's results. */

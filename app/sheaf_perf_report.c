@@ -65,11 +65,13 @@ perf_summarise(const struct perf_opts *o, struct perf_result *res)
 		struct perf_entry *e = &res->entries[i];
 
 		e->get_fail = 0;
+		e->rearm_partial = 0;
 		for (r = 0; r < o->rounds; r++) {
 			struct perf_sample *s = &e->rounds[r];
 			const struct perf_sample *b = &base->rounds[r];
 
 			e->get_fail += s->get_fail;
+			e->rearm_partial += s->rearm_partial;
 			s->has_ratio = s->status == PERF_OK &&
 				b->status == PERF_OK && b->mobjs > 0;
 			s->ratio = s->has_ratio ? s->mobjs / b->mobjs : 0;
@@ -100,15 +102,16 @@ perf_summarise(const struct perf_opts *o, struct perf_result *res)
 }
 
 static const char *
-entry_status(const struct perf_opts *o, const struct perf_entry *e,
-	char *buf, size_t len)
+entry_status(const struct perf_opts *o, const struct perf_result *res,
+	const struct perf_entry *e, char *buf, size_t len)
 {
 	const char *what = e->not_whole ? "NOT WHOLE" :
 		e->status == PERF_FAILED ? "failed" :
+		e->status == PERF_NA ? "n/a" :
 		e->baseline ? "baseline" : "ok";
 	int n;
 
-	if (e->status == PERF_FAILED || e->not_whole)
+	if (e->status == PERF_FAILED || e->status == PERF_NA || e->not_whole)
 		n = snprintf(buf, len, "%s: %s", what, e->reason);
 	else
 		n = snprintf(buf, len, "%s", what);
@@ -116,7 +119,10 @@ entry_status(const struct perf_opts *o, const struct perf_entry *e,
 			e->nb_ok != 0)
 		n += snprintf(buf + n, len - n, " (%u/%u rounds)", e->nb_ok,
 			o->rounds);
-	if (n >= 0 && (size_t)n < len && e->get_fail != 0)
+	if (n >= 0 && (size_t)n < len && res->sc->rearms && e->nb_ok != 0)
+		snprintf(buf + n, len - n, " (%" PRIu64 " failed, %" PRIu64
+			" partial rearms)", e->get_fail, e->rearm_partial);
+	else if (n >= 0 && (size_t)n < len && e->get_fail != 0)
 		snprintf(buf + n, len - n, " (%" PRIu64 " failed gets)",
 			e->get_fail);
 	return buf;
@@ -151,7 +157,7 @@ perf_print_table(FILE *f, const struct perf_opts *o,
 				e->ratio_min, e->ratio_max);
 		else
 			fprintf(f, "%7s %7s %7s  ", "-", "-", "-");
-		fprintf(f, "%s\n", entry_status(o, e, status, sizeof(status)));
+		fprintf(f, "%s\n", entry_status(o, res, e, status, sizeof(status)));
 	}
 	fprintf(f, "\n");
 }
@@ -166,6 +172,8 @@ status_name(enum perf_status s)
 		return "skipped";
 	case PERF_FAILED:
 		return "failed";
+	case PERF_NA:
+		return "n/a";
 	}
 	return "?";
 }

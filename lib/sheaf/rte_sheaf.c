@@ -17,8 +17,10 @@
 #include <rte_mbuf_pool_ops.h>
 
 #include "sheaf_barn.h"
+#include "sheaf_deferred.h"
 #include "sheaf_lcore.h"
 #include "sheaf_ops.h"
+#include "sheaf_prefill.h"
 #include "sheaf_slab.h"
 #include "sheaf_stats.h"
 
@@ -113,6 +115,7 @@ sheaf_nb_sockets(void)
 static void
 sheaf_pool_release(struct sheaf_pool *sp)
 {
+	sheaf_deferred_release(sp);
 	sheaf_slab_release(sp);
 	sheaf_barn_release(sp);
 	rte_free(sp->barn);
@@ -161,6 +164,8 @@ sheaf_pool_alloc(struct rte_mempool *mp)
 	sheaf_lcore_init(sp);
 	sheaf_depot_init(sp);
 	if (sheaf_barn_init(sp, 2 * RTE_MAX_LCORE) < 0)
+		goto fail_free;
+	if (cfg.qsbr != NULL && sheaf_deferred_attach(sp, cfg.qsbr) < 0)
 		goto fail_free;
 	sp->magic = SHEAF_POOL_MAGIC;
 	mp->pool_data = sp;
@@ -309,7 +314,7 @@ rte_sheaf_pktmbuf_pool_create(const char *name, unsigned int n,
 static unsigned int
 sheaf_flush_barns(struct sheaf_pool *sp)
 {
-	struct sheaf_lcore *lc = sheaf_lcore_slot(sp);
+	struct sheaf_lcore *lc = sheaf_lcore_own_slot(sp);
 	unsigned int n = 0, bad = 0;
 	struct sheaf *s;
 	uint32_t b;
@@ -354,20 +359,13 @@ sheaf_flush_barns(struct sheaf_pool *sp)
 static unsigned int
 sheaf_flush_self(struct sheaf_pool *sp)
 {
-	struct sheaf_lcore *lc = sheaf_lcore_slot(sp);
+	struct sheaf_lcore *lc;
 	unsigned int n;
 
-	if (lc == NULL || lc->busy != 0)
+	if (sheaf_lcore_hold(sp, &lc) < 0 || lc == NULL)
 		return 0;
-	lc->busy = SHEAF_BUSY_SHEAF;
-	rte_compiler_barrier(); /* see sheaf_pool_get() */
-	if (__atomic_load_n(&lc->steal, __ATOMIC_ACQUIRE) != 0) {
-		lc->busy = 0;
-		return 0; /* a thief is emptying the slot */
-	}
 	n = sheaf_lcore_flush(sp, lc);
-	rte_compiler_barrier();
-	lc->busy = 0;
+	sheaf_lcore_release(lc);
 	return n;
 }
 
@@ -381,6 +379,8 @@ rte_sheaf_flush_lcore(struct rte_mempool *mp)
 		return -EINVAL;
 	sp = sheaf_pool_of(mp);
 	n = sheaf_flush_self(sp);
+	/* Expired deferred sheaves join the barns; the others stay. */
+	sheaf_deferred_reclaim_self(sp, true);
 	return n + sheaf_flush_barns(sp);
 }
 
@@ -429,12 +429,13 @@ rte_sheaf_flush(struct rte_mempool *mp)
 	}
 	/* Running lcores that are outside the pool right now: take back. */
 	if (pending != 0) {
-		sheaf_lcore_steal(sp, sheaf_lcore_slot(sp));
+		sheaf_lcore_steal(sp, sheaf_lcore_own_slot(sp));
 		pending = 0;
 		for (i = 0; i < RTE_MAX_LCORE; i++)
 			if (i != self && sheaf_lcore_holds(&sp->lcore[i]))
 				pending++;
 	}
+	sheaf_deferred_reclaim_self(sp, true);
 	sheaf_flush_barns(sp);
 	return pending;
 }
@@ -483,6 +484,8 @@ rte_sheaf_info_get(const struct rte_mempool *mp, struct rte_sheaf_info *info)
 		info->barn_empty += rte_ring_count(sp->barn[b].empty);
 	}
 	info->in_lcores = sheaf_lcore_count(sp, &info->nb_lcores);
+	info->nb_borrowed = sheaf_prefill_count(sp);
+	info->in_deferred = sheaf_deferred_count(sp);
 	return 0;
 }
 
@@ -545,10 +548,110 @@ rte_sheaf_dump(FILE *f, const struct rte_mempool *mp)
 	fprintf(f, "  in_slabs=%u in_barns=%u (full=%u empty=%u) in_lcores=%u (lcores=%u)\n",
 		in.in_slabs, in.in_barns, in.barn_full, in.barn_empty,
 		in.in_lcores, in.nb_lcores);
+	fprintf(f, "  borrowed sheaves=%u\n", in.nb_borrowed);
+	fprintf(f, "  in_deferred=%u\n", in.in_deferred);
 	for (k = 0; k < RTE_SHEAF_STAT_MAX; k++)
 		fprintf(f, "  %s=%" PRIu64 "\n", sheaf_stats_name(k),
 			st.count[k]);
 	return 0;
+}
+
+/* The pool's deferred state, or NULL with rte_errno set (logged). */
+static struct sheaf_pool *
+sheaf_deferred_pool(const struct rte_mempool *mp)
+{
+	struct sheaf_pool *sp;
+
+	if (rte_sheaf_pool_check(mp) < 0)
+		return NULL;
+	sp = sheaf_pool_of(mp);
+	if (sheaf_deferred_of(sp) == NULL) {
+		SHEAF_LOG(ERR, "pool %s: no QSBR variable attached", mp->name);
+		rte_errno = ENOTSUP;
+		return NULL;
+	}
+	return sp;
+}
+
+int
+rte_sheaf_rcu_attach(struct rte_mempool *mp, struct rte_rcu_qsbr *v)
+{
+	int ret;
+
+	if (rte_sheaf_pool_check(mp) < 0)
+		return -EINVAL;
+	if (v == NULL) {
+		SHEAF_LOG(ERR, "pool %s: NULL QSBR variable", mp->name);
+		rte_errno = EINVAL;
+		return -EINVAL;
+	}
+	ret = sheaf_deferred_attach(sheaf_pool_of(mp), v);
+	if (ret < 0) {
+		SHEAF_LOG(ERR, "pool %s: %s", mp->name, ret == -EEXIST ?
+			"a QSBR variable is attached already" :
+			"no memory for the deferred-free state");
+		rte_errno = -ret;
+	}
+	return ret;
+}
+
+int
+rte_sheaf_free_deferred_bulk(struct rte_mempool *mp, void * const *objs,
+	unsigned int n)
+{
+	struct sheaf_pool *sp = sheaf_deferred_pool(mp);
+	unsigned int i;
+	int ret;
+
+	if (sp == NULL)
+		return -rte_errno;
+	for (i = 0; objs != NULL && i < n; i++)
+		if (objs[i] == NULL)
+			break;
+	if (objs == NULL || i < n) {
+		SHEAF_LOG(ERR, "pool %s: NULL object", mp->name);
+		rte_errno = EINVAL;
+		return -EINVAL;
+	}
+	if (n == 0)
+		return 0;
+	ret = sheaf_deferred_free(sp, objs, n);
+	if (ret < 0)
+		rte_errno = -ret;
+	return ret;
+}
+
+int
+rte_sheaf_free_deferred(struct rte_mempool *mp, void *obj)
+{
+	return rte_sheaf_free_deferred_bulk(mp, &obj, 1);
+}
+
+int
+rte_sheaf_reclaim(struct rte_mempool *mp)
+{
+	struct sheaf_pool *sp = sheaf_deferred_pool(mp);
+
+	if (sp == NULL)
+		return -rte_errno;
+	return sheaf_deferred_reclaim_self(sp, false);
+}
+
+int
+rte_sheaf_deferred_barrier(struct rte_mempool *mp)
+{
+	struct sheaf_pool *sp = sheaf_deferred_pool(mp);
+	int ret;
+
+	if (sp == NULL)
+		return -rte_errno;
+	ret = sheaf_deferred_barrier(sp);
+	if (ret == -EBUSY)
+		SHEAF_LOG(ERR, "pool %s: barrier from a signal handler inside the pool",
+			mp->name);
+	if (ret < 0)
+		rte_errno = -ret;
+	return ret;
 }
 
 RTE_LOG_REGISTER(sheaf_logtype, lib.sheaf, NOTICE);

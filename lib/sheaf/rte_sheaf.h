@@ -27,6 +27,16 @@
  * Objects held in lcore sheaves are reachable only by their lcore: size a
  * pool with at least rte_sheaf_stranded_max() objects more than the app
  * needs in flight. rte_sheaf_flush() returns them to the shared tiers.
+ *
+ * A caller that cannot afford a failed allocation in a bounded run (an
+ * RX ring rearm) borrows a sheaf holding enough objects beforehand with
+ * rte_sheaf_prefill_get() and allocates from it with
+ * rte_sheaf_prefill_alloc_bulk() or rte_sheaf_prefill_pktmbuf_alloc().
+ *
+ * With a QSBR variable attached (rte_sheaf_rcu_attach()), an object that
+ * lock-free readers may still hold is freed with rte_sheaf_free_deferred():
+ * the pool reuses it only after every reader has reported a quiescent
+ * state, batching the frees a sheaf at a time (SLUB's kfree_rcu()).
  */
 
 #include <stdint.h>
@@ -38,6 +48,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct rte_rcu_qsbr;
 
 /** Mempool ops name of the sheaf driver. */
 #define RTE_SHEAF_OPS_NAME "sheaf"
@@ -84,6 +96,13 @@ struct rte_sheaf_config {
 	uint32_t barn_max_empty;
 	/** Reserved, must be 0. */
 	uint32_t flags;
+	/**
+	 * QSBR variable guarding objects freed with
+	 * rte_sheaf_free_deferred(), as rte_sheaf_rcu_attach() sets it.
+	 * NULL: none, deferred frees fail until one is attached. Read at
+	 * populate; it must stay valid while the pool is used.
+	 */
+	struct rte_rcu_qsbr *qsbr;
 };
 
 /**
@@ -107,7 +126,14 @@ struct rte_sheaf_config {
 	X(FLUSH_OTHER, flush_other, "Objects flushed to slabs by a flush call") \
 	X(REENTRANT, reentrant, "Events: call found its lcore busy") \
 	X(STEAL, steal, "Objects taken back from idle lcores' sheaves") \
-	X(FREE_INVALID, free_invalid, "Objects refused on free: foreign or double")
+	X(FREE_INVALID, free_invalid, "Objects refused on free: foreign or double") \
+	X(PREFILL, prefill, "Objects loaded into borrowed sheaves (prefill get and refill)") \
+	X(PREFILL_OVERSIZE, prefill_oversize, "Events: sheaf over the capacity allocated for a prefill") \
+	X(PREFILL_FAIL, prefill_fail, "Events: prefill get or refill short of n, nothing taken") \
+	X(FREE_DEFERRED, free_deferred, "Objects freed deferred, to be reused after a grace period") \
+	X(DEFERRED_STAMP, deferred_stamp, "Events: deferred sheaf stamped with a QSBR token and queued") \
+	X(DEFERRED_RECLAIM, deferred_reclaim, "Objects reclaimed after a grace period") \
+	X(DEFERRED_FALLBACK, deferred_fallback, "Objects queued one by one: no empty sheaf at hand")
 
 /** Statistics items, see RTE_SHEAF_STATS. */
 enum rte_sheaf_stat {
@@ -137,6 +163,8 @@ struct rte_sheaf_info {
 	uint32_t barn_full;      /**< Sheaves in barn full rings. */
 	uint32_t barn_empty;     /**< Sheaves in barn empty rings. */
 	uint32_t in_lcores;      /**< Objects in lcore sheaves. */
+	uint32_t nb_borrowed;    /**< Sheaves lent by rte_sheaf_prefill_get(). */
+	uint32_t in_deferred;    /**< Objects freed deferred, not reclaimed. */
 };
 
 /**
@@ -398,6 +426,369 @@ const char *rte_sheaf_stat_name(enum rte_sheaf_stat id);
  */
 __rte_experimental
 int rte_sheaf_dump(FILE *f, const struct rte_mempool *mp);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * A sheaf borrowed from a sheaf pool by rte_sheaf_prefill_get(): an
+ * opaque handle on objects set aside for one caller, from which
+ * allocations cannot fail until it is empty (SLUB's prefilled sheaves).
+ *
+ * Objects in a borrowed sheaf are in use as far as the pool is
+ * concerned: rte_mempool_avail_count() does not count them and no other
+ * lcore can allocate them until the sheaf is returned with
+ * rte_sheaf_prefill_put(). A handle is used by one thread at a time;
+ * it may move between threads with the usual memory ordering.
+ */
+struct rte_sheaf_prefill;
+
+struct rte_mbuf;
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Borrow a sheaf holding at least n objects of a sheaf pool.
+ *
+ * Up to the pool's sheaf capacity, a sheaf already holding objects is
+ * taken whole where one is at hand (a barn's full sheaf, or the caller's
+ * own spare or main), else an empty one is loaded, up to the capacity,
+ * from the caller's sheaves, the barns, the slabs and idle lcores. Above
+ * the capacity an oversize sheaf is allocated with rte_malloc, loaded
+ * with exactly n objects and freed on return: size the capacity
+ * (struct rte_sheaf_config) for the usual n instead.
+ *
+ * MT-safe.
+ * Lcore: any thread, with or without an lcore id; not from a signal
+ * handler that interrupted a call into the same pool on the same thread.
+ *
+ * @param mp
+ *   A sheaf pool.
+ * @param n
+ *   Objects the sheaf must hold, at least 1.
+ * @return
+ *   The sheaf, holding at least n objects, or NULL with rte_errno set:
+ *   - EINVAL: mp is not a sheaf pool, or n is 0.
+ *   - ENOMEM: the pool cannot supply n objects now, or no memory for an
+ *     oversize sheaf; nothing was taken.
+ *   - EBUSY: called from a signal handler inside the pool.
+ */
+__rte_experimental
+struct rte_sheaf_prefill *rte_sheaf_prefill_get(struct rte_mempool *mp,
+	unsigned int n);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Load a borrowed sheaf to at least n objects. Nothing is done when it
+ * holds n already; otherwise it is loaded up to its capacity (at least
+ * n). When n exceeds its capacity, a larger sheaf takes over its objects
+ * and replaces *pfp, as rte_sheaf_prefill_get() does for an oversize n.
+ *
+ * MT-safe for distinct sheaves.
+ * Lcore: as rte_sheaf_prefill_get().
+ *
+ * @param mp
+ *   The sheaf pool the sheaf was borrowed from.
+ * @param pfp
+ *   The borrowed sheaf; replaced on success when n exceeded its capacity.
+ * @param n
+ *   Objects the sheaf must hold, at least 1.
+ * @return
+ *   0, or a negative errno, also in rte_errno:
+ *   - -EINVAL: mp is not a sheaf pool, n is 0, pfp or *pfp is NULL, or
+ *     *pfp is not a sheaf borrowed from mp (returned already, say).
+ *   - -ENOMEM: the pool cannot supply the objects now; the sheaf is as
+ *     it was and still borrowed.
+ *   - -EBUSY: called from a signal handler inside the pool.
+ */
+__rte_experimental
+int rte_sheaf_prefill_refill(struct rte_mempool *mp,
+	struct rte_sheaf_prefill **pfp, unsigned int n);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Return a borrowed sheaf. A sheaf of the pool's capacity goes whole to
+ * the barn while the barn is under its limit; otherwise its objects go
+ * to the caller's lcore sheaves, then to the slabs, and an oversize
+ * sheaf is freed. The handle is invalid afterwards.
+ *
+ * MT-safe for distinct sheaves.
+ * Lcore: as rte_sheaf_prefill_get().
+ *
+ * @param mp
+ *   The sheaf pool the sheaf was borrowed from.
+ * @param pf
+ *   The borrowed sheaf.
+ * @return
+ *   0, or a negative errno, also in rte_errno; on error nothing changed:
+ *   - -EINVAL: mp is not a sheaf pool, pf is NULL, or pf is not a sheaf
+ *     borrowed from mp (returned already, or borrowed from another
+ *     pool). A second return is caught while the sheaf is not lent
+ *     again; for an oversize sheaf, while its memory is not reused.
+ *   - -EBUSY: called from a signal handler inside the pool.
+ */
+__rte_experimental
+int rte_sheaf_prefill_put(struct rte_mempool *mp,
+	struct rte_sheaf_prefill *pf);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Number of objects a borrowed sheaf holds: the allocations from it that
+ * are guaranteed to succeed.
+ *
+ * MT-safe for distinct sheaves; touches no shared state.
+ * Lcore: any thread.
+ *
+ * @param pf
+ *   A borrowed sheaf.
+ * @return
+ *   The count (>= 0), or -EINVAL (also in rte_errno) if pf is NULL or
+ *   not a borrowed sheaf.
+ */
+__rte_experimental
+int rte_sheaf_prefill_size(const struct rte_sheaf_prefill *pf);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Allocate one object from a borrowed sheaf. Succeeds while the sheaf
+ * holds objects, whatever other lcores do to the pool; never falls back
+ * to the pool.
+ *
+ * MT-safe for distinct sheaves; touches no shared state.
+ * Lcore: any thread, signal handlers included.
+ *
+ * @param pf
+ *   A borrowed sheaf.
+ * @param obj
+ *   Receives the object.
+ * @return
+ *   0, or a negative errno, also in rte_errno:
+ *   - -ENOBUFS: the sheaf is empty.
+ *   - -EINVAL: pf or obj is NULL, or pf is not a borrowed sheaf.
+ */
+__rte_experimental
+int rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Allocate n objects from a borrowed sheaf, all or nothing.
+ *
+ * MT-safe for distinct sheaves; touches no shared state.
+ * Lcore: any thread, signal handlers included.
+ *
+ * @param pf
+ *   A borrowed sheaf.
+ * @param objs
+ *   Receives the n objects.
+ * @param n
+ *   Objects to allocate; 0 succeeds and does nothing.
+ * @return
+ *   0, or a negative errno, also in rte_errno; on error nothing is taken:
+ *   - -ENOBUFS: the sheaf holds fewer than n objects.
+ *   - -EINVAL: pf is NULL or not a borrowed sheaf, or objs is NULL.
+ */
+__rte_experimental
+int rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
+	unsigned int n);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Allocate n packet mbufs from a borrowed sheaf of a pktmbuf pool, all or
+ * nothing, each initialised as rte_pktmbuf_alloc_bulk() does
+ * (rte_pktmbuf_reset()).
+ *
+ * MT-safe for distinct sheaves; touches no shared state.
+ * Lcore: any thread, signal handlers included.
+ *
+ * @param pf
+ *   A sheaf borrowed from a pktmbuf pool.
+ * @param mbufs
+ *   Receives the n mbufs.
+ * @param n
+ *   Mbufs to allocate; 0 succeeds and does nothing.
+ * @return
+ *   0, or a negative errno, also in rte_errno; on error nothing is taken:
+ *   - -ENOBUFS: the sheaf holds fewer than n objects.
+ *   - -EINVAL: pf is NULL or not a borrowed sheaf, its pool is not a
+ *     pktmbuf pool, or mbufs is NULL.
+ */
+__rte_experimental
+int rte_sheaf_prefill_pktmbuf_alloc(struct rte_sheaf_prefill *pf,
+	struct rte_mbuf **mbufs, unsigned int n);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Attach a QSBR variable to a sheaf pool, enabling deferred frees
+ * (rte_sheaf_free_deferred()). The readers the objects must outlive
+ * report quiescent states on v; an object freed deferred is reused only
+ * after every reader registered and online on v has reported one past
+ * the free. Once attached, v stays for the pool's life: it must stay
+ * valid while the pool is used (rte_mempool_free() does not read it),
+ * and for secondary processes live in shared memory.
+ * struct rte_sheaf_config::qsbr does the same at populate.
+ *
+ * Allocates the deferred-free state: a FIFO of nb_sheaves entries
+ * (16 bytes each) per socket, and a queue of 16 bytes per pool object
+ * for the fallback.
+ *
+ * MT-safe.
+ * Lcore: any thread.
+ *
+ * @param mp
+ *   A sheaf pool.
+ * @param v
+ *   The QSBR variable.
+ * @return
+ *   0, or a negative errno, also in rte_errno:
+ *   - -EINVAL: mp is not a sheaf pool, or v is NULL.
+ *   - -EEXIST: a QSBR variable is attached already.
+ *   - -ENOMEM: no memory for the deferred-free state.
+ */
+__rte_experimental
+int rte_sheaf_rcu_attach(struct rte_mempool *mp, struct rte_rcu_qsbr *v);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Free an object that readers may still be using: it goes back into the
+ * pool only after every reader on the pool's QSBR variable has reported
+ * a quiescent state past this call (SLUB's kfree_rcu()). The caller must
+ * have made the object unreachable to new readers before the call.
+ *
+ * The object joins the lcore's deferred sheaf: no lock, no atomic. A
+ * full sheaf is stamped with one rte_rcu_qsbr_start() token and queued
+ * on its socket's FIFO, from where rte_sheaf_reclaim(), allocation slow
+ * paths and rte_sheaf_deferred_barrier() put it back whole once the
+ * token is reached. A thread without an lcore id shares one deferred
+ * sheaf per socket under a spinlock.
+ *
+ * Fallback: when no empty sheaf can be had (the barn has none, no
+ * deferred sheaf has expired and the barn holds no full sheaf to empty
+ * into the slabs), the objects are queued one by one on a pool-wide
+ * queue. It never blocks and never drops an object; it costs a
+ * spinlock and one rte_rcu_qsbr_start() (an atomic add on the shared
+ * token) per call, and each such object is later checked and freed to
+ * the slabs on its own; counted in RTE_SHEAF_STAT_DEFERRED_FALLBACK.
+ *
+ * Until reclaimed, deferred objects are in use: rte_mempool_avail_count()
+ * does not count them (struct rte_sheaf_info::in_deferred does).
+ *
+ * MT-safe.
+ * Lcore: any thread. In a signal handler, only on a thread with an
+ * lcore id: one that interrupted a deferred call of this pool on the
+ * same lcore fails with -EAGAIN. A thread without an lcore id shares a
+ * spinlock with others and must not call it from a signal handler.
+ *
+ * @param mp
+ *   A sheaf pool with a QSBR variable attached.
+ * @param obj
+ *   An object of mp, allocated and not freed since.
+ * @return
+ *   0, or a negative errno, also in rte_errno; on error nothing is freed:
+ *   - -EINVAL: mp is not a sheaf pool, or obj is NULL.
+ *   - -ENOTSUP: no QSBR variable is attached to mp.
+ *   - -EAGAIN: re-entered from a signal handler, see above.
+ */
+__rte_experimental
+int rte_sheaf_free_deferred(struct rte_mempool *mp, void *obj);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Free n objects deferred, as rte_sheaf_free_deferred(), all or nothing.
+ *
+ * MT-safe.
+ * Lcore: as rte_sheaf_free_deferred().
+ *
+ * @param mp
+ *   A sheaf pool with a QSBR variable attached.
+ * @param objs
+ *   The objects.
+ * @param n
+ *   Number of objects; 0 succeeds and does nothing.
+ * @return
+ *   0, or a negative errno, also in rte_errno; on error nothing is freed:
+ *   - -EINVAL: mp is not a sheaf pool, objs is NULL or holds NULL.
+ *   - -ENOTSUP: no QSBR variable is attached to mp.
+ *   - -EAGAIN: re-entered from a signal handler.
+ */
+__rte_experimental
+int rte_sheaf_free_deferred_bulk(struct rte_mempool *mp, void * const *objs,
+	unsigned int n);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Put back into circulation every deferred object whose grace period
+ * has ended: whole sheaves go to the barns (or their objects to the
+ * slabs past the barn limit), fallback objects to the slabs. Checks
+ * with rte_rcu_qsbr_check() without waiting: never blocks on readers.
+ * Partial deferred sheaves stay on their lcores (see
+ * rte_sheaf_deferred_barrier()). Allocation slow paths do the same for
+ * their socket, so calling this is needed only where allocations are
+ * rare.
+ *
+ * MT-safe.
+ * Lcore: any thread; from a signal handler inside the pool on a thread
+ * with an lcore id it does nothing and returns 0; not from a signal
+ * handler of a thread without one.
+ *
+ * @param mp
+ *   A sheaf pool with a QSBR variable attached.
+ * @return
+ *   Objects returned (>= 0), or a negative errno, also in rte_errno:
+ *   - -EINVAL: mp is not a sheaf pool.
+ *   - -ENOTSUP: no QSBR variable is attached to mp.
+ */
+__rte_experimental
+int rte_sheaf_reclaim(struct rte_mempool *mp);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Wait until every object freed deferred before the call is back in the
+ * pool (SLUB's kvfree_rcu_barrier()). Stamps and queues each lcore's
+ * partial deferred sheaf (those of lcores inside the pool once they
+ * step out) and each socket's shared one, then reclaims until the
+ * readers have passed the last token. Frees made during the call are
+ * not waited for.
+ *
+ * Blocks until the readers report: the caller must not be an online
+ * reader of the pool's QSBR variable.
+ *
+ * MT-safe.
+ * Lcore: any thread, not a signal handler.
+ *
+ * @param mp
+ *   A sheaf pool with a QSBR variable attached.
+ * @return
+ *   0, or a negative errno, also in rte_errno:
+ *   - -EINVAL: mp is not a sheaf pool.
+ *   - -ENOTSUP: no QSBR variable is attached to mp, or other lcores
+ *     hold partial deferred sheaves and membarrier() is unavailable.
+ *   - -EBUSY: called from a signal handler inside the pool.
+ */
+__rte_experimental
+int rte_sheaf_deferred_barrier(struct rte_mempool *mp);
 
 #ifdef __cplusplus
 }

@@ -29,16 +29,20 @@
  * supported.
  */
 
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_pause.h>
 
 #include "sheaf_barn.h"
+#include "sheaf_deferred.h"
 #include "sheaf_lcore.h"
 #include "sheaf_slab.h"
 
@@ -56,6 +60,86 @@ sheaf_lcore_init(struct sheaf_pool *sp)
 		lc->spare = sheaf_arena_get(sp, 2 * i + 1);
 		lc->barn = socket < sp->nb_barns ? socket : 0;
 	}
+}
+
+uint32_t sheaf_proc_id;
+
+RTE_INIT(sheaf_proc_id_init)
+{
+	sheaf_proc_id = (uint32_t)getpid();
+}
+
+/* Whether this process owns lc, claiming it if nobody does. */
+static int
+sheaf_lcore_claim(struct sheaf_lcore *lc)
+{
+	uint32_t none = 0;
+
+	if (__atomic_load_n(&lc->owner, __ATOMIC_ACQUIRE) == sheaf_proc_id)
+		return 1;
+	/* Acquire: a slot handed over later starts from its last state. */
+	return __atomic_compare_exchange_n(&lc->owner, &none, sheaf_proc_id,
+		0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+struct sheaf_lcore *
+sheaf_lcore_own_slot(struct sheaf_pool *sp)
+{
+	struct sheaf_lcore *lc = sheaf_lcore_slot(sp);
+
+	return lc != NULL && sheaf_lcore_claim(lc) ? lc : NULL;
+}
+
+int
+sheaf_lcore_hold(struct sheaf_pool *sp, struct sheaf_lcore **held)
+{
+	struct sheaf_lcore *lc = sheaf_lcore_own_slot(sp);
+
+	*held = NULL;
+	if (lc == NULL)
+		return 0;
+	if (lc->busy != 0)
+		return -EBUSY;
+	lc->busy = SHEAF_BUSY_SHEAF;
+	rte_compiler_barrier(); /* see sheaf_pool_get() */
+	if (__atomic_load_n(&lc->steal, __ATOMIC_ACQUIRE) != 0) {
+		lc->busy = 0;
+		return 0;
+	}
+	*held = lc;
+	return 0;
+}
+
+void
+sheaf_lcore_release(struct sheaf_lcore *lc)
+{
+	if (lc == NULL)
+		return;
+	rte_compiler_barrier();
+	lc->busy = 0;
+}
+
+int
+sheaf_pool_get_other(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+	void **objs, unsigned int n)
+{
+	if (lc == NULL || !sheaf_lcore_claim(lc))
+		return sheaf_shared_get(sp, NULL, objs, n);
+	if (lc->busy != 0)
+		return sheaf_shared_get(sp, lc, objs, n);
+	return sheaf_pool_get(sp, objs, n);
+}
+
+void
+sheaf_pool_put_other(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+	void * const *objs, unsigned int n)
+{
+	if (lc == NULL || !sheaf_lcore_claim(lc))
+		sheaf_shared_put(sp, NULL, objs, n);
+	else if (lc->busy != 0)
+		sheaf_shared_put(sp, lc, objs, n);
+	else
+		sheaf_pool_put(sp, objs, n);
 }
 
 static inline void
@@ -201,6 +285,8 @@ sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 	lc->spare->size = 0;
 	sheaf_lcore_slab_free(sp, lc, tmp, k);
 	lc->stat[RTE_SHEAF_STAT_FLUSH_OTHER] += n;
+	/* Deferred objects are not safe yet: stamped and queued, not freed. */
+	sheaf_deferred_flush_lcore(sp, lc);
 	return n;
 }
 
@@ -272,6 +358,10 @@ sheaf_lcore_refill_main(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 		lc->stat[RTE_SHEAF_STAT_SWAP]++;
 		return lc->main->size;
 	}
+	/* An expired deferred sheaf comes in whole (SLUB: rcu_free_sheaf()). */
+	g = sheaf_deferred_refill(sp, lc);
+	if (g != 0)
+		return g;
 	g = sheaf_lcore_trade_empty(sp, lc, lc->barn);
 	if (g != 0) {
 		lc->stat[RTE_SHEAF_STAT_BARN_GET] += g;
@@ -459,6 +549,9 @@ sheaf_shared_get(struct sheaf_pool *sp, struct sheaf_lcore *lc, void **objs,
 		return -ENOBUFS;
 	}
 	sheaf_undo_save(&undo, objs, 0, n);
+	/* Not re-entered: expired deferred sheaves join the barns first. */
+	if (busy == 0)
+		sheaf_deferred_reclaim_self(sp, true);
 	if (!(busy & SHEAF_BUSY_DEPOT))
 		got = sheaf_slab_alloc_bulk(sp, home, objs, n);
 	if (got < n && !(busy & SHEAF_BUSY_BARN))
@@ -558,13 +651,43 @@ RTE_INIT(sheaf_steal_register)
 		MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
 }
 
+int
+sheaf_lcore_fence(void)
+{
+	if (!sheaf_steal_ok ||
+			syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED,
+				0, 0) != 0)
+		return -ENOTSUP;
+	return 0;
+}
+
+/* Whether v belongs to a process that no longer exists. */
+static int
+sheaf_lcore_owner_dead(const struct sheaf_lcore *v)
+{
+	uint32_t owner = __atomic_load_n(&v->owner, __ATOMIC_RELAXED);
+
+	return owner != 0 && owner != sheaf_proc_id &&
+		kill((pid_t)owner, 0) != 0 && errno == ESRCH;
+}
+
 unsigned int
 sheaf_lcore_steal(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 {
 	uint32_t marked[RTE_MAX_LCORE / 32] = { 0 };
+	uint32_t dead[RTE_MAX_LCORE / 32] = { 0 };
 	unsigned int i, n = 0, nb = 0;
+	uint64_t now;
 
 	if (!sheaf_steal_ok)
+		return 0;
+	/*
+	 * Back-off: an attempt that took nothing (owners busy) cost a
+	 * membarrier() for nothing; a pool running dry would pay it on every
+	 * failed allocation. Relaxed: a racing thief at worst tries once more.
+	 */
+	now = rte_get_tsc_cycles();
+	if (now < __atomic_load_n(&sp->steal_after, __ATOMIC_RELAXED))
 		return 0;
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		struct sheaf_lcore *v = &sp->lcore[i];
@@ -578,6 +701,8 @@ sheaf_lcore_steal(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 		if (__atomic_compare_exchange_n(&v->steal, &zero, 1, 0,
 				__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 			marked[i / 32] |= 1u << (i % 32);
+			if (sheaf_lcore_owner_dead(v))
+				dead[i / 32] |= 1u << (i % 32);
 			nb++;
 		}
 	}
@@ -590,10 +715,19 @@ sheaf_lcore_steal(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 		struct sheaf_lcore *v = &sp->lcore[i];
 		unsigned int bad;
 
+		/*
+		 * A dead owner's slot is taken even if it died inside a call:
+		 * its sheaves are whole but for the objects of that call, which
+		 * died with it.
+		 */
 		if (!(marked[i / 32] & (1u << (i % 32))) ||
-				__atomic_load_n(&v->busy, __ATOMIC_RELAXED) != 0)
+				(__atomic_load_n(&v->busy, __ATOMIC_RELAXED) != 0 &&
+				!(dead[i / 32] & (1u << (i % 32)))))
 			continue;
-		/* The owner is outside and stays out: its slot is ours. */
+		/*
+		 * The owner is outside and stays out: its slot is ours. Its
+		 * deferred sheaf stays: those objects are not safe yet.
+		 */
 		bad = sheaf_slab_free_bulk(sp, v->main->objs, v->msize);
 		bad += sheaf_slab_free_bulk(sp, v->spare->objs, v->spare->size);
 		bad += sheaf_slab_free_bulk(sp, sheaf_stash_of(sp, v),
@@ -603,6 +737,11 @@ sheaf_lcore_steal(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 		v->main->size = 0;
 		v->spare->size = 0;
 		v->nb_stash = 0;
+		if (dead[i / 32] & (1u << (i % 32))) {
+			/* Free for the next process with this lcore id. */
+			v->busy = 0;
+			__atomic_store_n(&v->owner, 0, __ATOMIC_RELEASE);
+		}
 	}
 	sheaf_depot_leave(sp, lc);
 	sheaf_stat_shared(sp, RTE_SHEAF_STAT_STEAL, n);
@@ -612,6 +751,9 @@ release:
 			/* Release: the owner, seeing 0, sees its slot emptied. */
 			__atomic_store_n(&sp->lcore[i].steal, 0,
 				__ATOMIC_RELEASE);
+	if (n == 0)
+		__atomic_store_n(&sp->steal_after, now + rte_get_tsc_hz() /
+			SHEAF_STEAL_BACKOFF_DIV, __ATOMIC_RELAXED);
 	return n;
 }
 

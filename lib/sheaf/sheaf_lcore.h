@@ -45,6 +45,31 @@ void sheaf_shared_put(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 void sheaf_depot_enter(struct sheaf_lcore *lc);
 void sheaf_depot_leave(struct sheaf_pool *sp, struct sheaf_lcore *lc);
 
+/*
+ * Entry for a call the fast path cannot serve from its slot: no slot, a
+ * slot another process owns or nobody has claimed yet, or a busy slot
+ * (re-entrance).
+ */
+int sheaf_pool_get_other(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+	void **objs, unsigned int n);
+void sheaf_pool_put_other(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+	void * const *objs, unsigned int n);
+
+/* The caller's slot if this process owns it (claiming it if free), else
+ * NULL: for the paths besides the fast path that mark the slot busy.
+ */
+struct sheaf_lcore *sheaf_lcore_own_slot(struct sheaf_pool *sp);
+
+/*
+ * Hold the caller's slot outside the fast path, with the fast path's
+ * protocol (busy mark, then the steal check). Returns 0 with *lc the slot,
+ * now busy, or NULL when the caller has no slot of this process or a thief
+ * is emptying it (go without); -EBUSY when re-entered from a signal
+ * handler (the slot is the interrupted call's).
+ */
+int sheaf_lcore_hold(struct sheaf_pool *sp, struct sheaf_lcore **lc);
+void sheaf_lcore_release(struct sheaf_lcore *lc);
+
 /* Flush an lcore's sheaves to the slabs; owner only. Returns objects. */
 unsigned int sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_lcore *lc);
 
@@ -53,6 +78,13 @@ unsigned int sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_lcore *lc);
  * slabs; lc is the caller's slot or NULL. Returns the objects taken.
  */
 unsigned int sheaf_lcore_steal(struct sheaf_pool *sp, struct sheaf_lcore *lc);
+
+/*
+ * The thief's side of the steal handshake (membarrier(), see
+ * sheaf_lcore_steal()) for other users of the steal mark: 0, or -ENOTSUP
+ * where membarrier() is not available.
+ */
+int sheaf_lcore_fence(void);
 
 /* Objects held by lcore sheaves; racy, exact when quiet. */
 uint32_t sheaf_lcore_count(const struct sheaf_pool *sp, uint32_t *nb_lcores);
@@ -83,8 +115,9 @@ sheaf_pool_get(struct sheaf_pool *sp, void **objs, unsigned int n)
 	struct sheaf *m;
 	int ret = 0;
 
-	if (unlikely(lc == NULL || lc->busy != 0))
-		return sheaf_shared_get(sp, lc, objs, n);
+	if (unlikely(lc == NULL || lc->busy != 0 ||
+			lc->owner != sheaf_proc_id))
+		return sheaf_pool_get_other(sp, lc, objs, n);
 	lc->busy = SHEAF_BUSY_SHEAF;
 	/*
 	 * Against signal handlers, a compiler barrier. Against a thief, the
@@ -119,8 +152,9 @@ sheaf_pool_put(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 	struct sheaf_lcore *lc = sheaf_lcore_slot(sp);
 	struct sheaf *m;
 
-	if (unlikely(lc == NULL || lc->busy != 0)) {
-		sheaf_shared_put(sp, lc, objs, n);
+	if (unlikely(lc == NULL || lc->busy != 0 ||
+			lc->owner != sheaf_proc_id)) {
+		sheaf_pool_put_other(sp, lc, objs, n);
 		return;
 	}
 	lc->busy = SHEAF_BUSY_SHEAF;

@@ -16,10 +16,13 @@
  *        |  objects, in bulk
  *   depot[nb_barns]        per socket: partial slabs, bucketed by free count
  *   slabs[nb_slabs]        runs of up to 64 objects at a constant stride
+ *   deferred               per socket: FIFO of sheaves freed under RCU,
+ *                          each waiting for its QSBR token
  *
  * Every object is in exactly one place: free in a slab, in a sheaf (an
  * lcore's main or spare, a barn's full sheaf, an lcore's re-entry stash),
- * or in the user's hands.
+ * or in the user's hands, a sheaf borrowed through prefill included.
+ * Objects freed deferred count as in the user's hands until reclaimed.
  */
 
 #include <stdint.h>
@@ -34,6 +37,9 @@
 
 extern int sheaf_logtype;
 
+/* This process's id for slot ownership (its pid), set at load. */
+extern uint32_t sheaf_proc_id;
+
 #define SHEAF_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, sheaf_logtype, "%s(): " fmt "\n", \
 		__func__, ##__VA_ARGS__)
@@ -44,13 +50,30 @@ extern int sheaf_logtype;
 /* Objects per slab: one 64-bit free mask per slab. */
 #define SHEAF_SLAB_OBJS 64
 
+/*
+ * After a take-back from idle lcores that found nothing to take, none for
+ * 1/SHEAF_STEAL_BACKOFF_DIV s (1 ms): each attempt costs a membarrier().
+ */
+#define SHEAF_STEAL_BACKOFF_DIV 1000
+
 /* Objects a re-entrant free may park on its lcore (see sheaf_lcore.c). */
 #define SHEAF_STASH_OBJS 32
+
+/* struct sheaf borrowed: set while a caller holds it (sheaf_prefill.c). */
+#define SHEAF_BORROWED 0x50524546u /* "PREF" */
+
+/* struct sheaf flags, fixed at creation. */
+#define SHEAF_F_MALLOC 0x1 /* from rte_malloc, not the arena: freed on return */
 
 /** An array of object pointers, the unit traded between tiers. */
 struct sheaf {
 	uint32_t size;     /* objects in objs[]; writer: current holder only */
 	uint32_t capacity; /* length of objs[]; fixed at creation */
+	/* SHEAF_BORROWED while lent by prefill, else 0; writer: borrower */
+	uint32_t borrowed;
+	uint32_t flags;    /* SHEAF_F_*; fixed at creation */
+	/* Pool of a borrowed sheaf, NULL otherwise; written with borrowed */
+	struct sheaf_pool *owner;
 	void *objs[];
 };
 
@@ -59,6 +82,9 @@ struct sheaf {
 #define SHEAF_BUSY_BARN  0x2 /* inside a barn ring operation */
 #define SHEAF_BUSY_DEPOT 0x4 /* holding a slab depot lock */
 #define SHEAF_BUSY_POPULATE 0x8 /* populating: frees go to slabs */
+#define SHEAF_BUSY_DEFERRED 0x10 /* holding a deferred-free lock */
+
+struct sheaf_deferred;
 
 /** Per-lcore state, one cache-line aligned slot per lcore id. */
 struct sheaf_lcore {
@@ -85,6 +111,18 @@ struct sheaf_lcore {
 	 * then stays off its sheaves until it is cleared.
 	 */
 	uint32_t steal;
+	/*
+	 * Process owning the slot (sheaf_proc_id), 0 while unclaimed; set
+	 * once by CAS. Processes share lcore ids: one that finds the slot
+	 * owned by another uses the shared tiers, never its sheaves.
+	 */
+	uint32_t owner;
+	/*
+	 * Deferred frees waiting to fill a sheaf (sheaf_deferred.c): never
+	 * empty, may be NULL; owner lcore only, or a barrier holding the
+	 * steal mark. Not taken back by a thief: not safe to reuse yet.
+	 */
+	struct sheaf *deferred;
 	/*
 	 * Owner lcore only, no atomics. The fast-path items come first in
 	 * the enum, so they share the first cache line with main and busy.
@@ -150,9 +188,18 @@ struct sheaf_pool {
 	/* Populate in progress: its thread, and its process-local record. */
 	int populate_tid;
 	void *populating;
+	/* No take-back from idle lcores before this TSC (back-off). */
+	uint64_t steal_after;
 
 	/* Counters of threads without an lcore slot; relaxed atomics. */
 	uint64_t shared_stat[RTE_SHEAF_STAT_MAX];
+	/* Sheaves lent by prefill, not yet returned; relaxed atomic. */
+	uint32_t nb_borrowed;
+	/*
+	 * Deferred-free state (sheaf_deferred.h): NULL until a QSBR variable
+	 * is attached, then fixed; published with a release store.
+	 */
+	struct sheaf_deferred *deferred;
 
 	struct sheaf_lcore lcore[RTE_MAX_LCORE];
 	struct sheaf_stash stash[RTE_MAX_LCORE];

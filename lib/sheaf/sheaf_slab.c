@@ -348,7 +348,7 @@ sheaf_slab_populate(struct rte_mempool *mp, unsigned int max_objs,
 	struct sheaf_pool *sp = sheaf_pool_of(mp);
 	uintptr_t stride = mp->header_size + mp->elt_size + mp->trailer_size;
 	struct sheaf_layout l = { .n = 0, .max = max_objs };
-	struct sheaf_lcore *lc = sheaf_lcore_slot(sp);
+	struct sheaf_lcore *lc = sheaf_lcore_own_slot(sp);
 	uint32_t nb_new;
 	int ret;
 

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The sheaf authors
+#
+# A primary creates a sheaf pool and churns it on lcore 0; two secondaries
+# churn it meanwhile, one on lcore 1, then one on the primary's own lcore
+# id 0 but another CPU (its slot is the primary's: it must use the shared
+# tiers, in parallel with the primary using the slot). The primary then checks that
+# the pool is whole and that every object comes back once. Secondary
+# processes need hugepage memory: skipped without it.
+#
+# Usage: multiprocess.sh APP
+# Exit: 0 pass, 1 fail, 77 skip.
+
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+[ $# -ge 1 ] || fail "usage: $0 APP"
+app=$1
+[ -x "$app" ] || fail "$app not built"
+[ "$(nproc)" -ge 2 ] || skip "fewer than 2 CPUs"
+set_eal_mem huge 128
+new_file_prefix mp
+new_log multiprocess
+eal=(--file-prefix "$FILE_PREFIX" --no-pci --log-level=lib.eal:error)
+
+"$app" -l 0 "${eal[@]}" -- primary 2 > "$LOG.primary" 2>&1 &
+primary=$!
+CLEANUP+=("$LOG.primary" "$LOG.sec1" "$LOG.sec0")
+for _ in $(seq 1 300); do
+	grep -q "primary ready" "$LOG.primary" && break
+	kill -0 $primary 2>/dev/null || break
+	sleep 0.1
+done
+if ! grep -q "primary ready" "$LOG.primary"; then
+	kill $primary 2>/dev/null
+	cat "$LOG.primary" >> "$LOG"
+	grep -q "^SKIP" "$LOG.primary" && skip "primary: $(grep ^SKIP "$LOG.primary")"
+	show_log "$LOG"
+	fail "primary did not start"
+fi
+
+# One after the other, so that each CPU runs one busy process besides
+# the primary, which yields: first lcore 1, then lcore 0 on CPU 1, in
+# parallel with the primary using lcore 0 on CPU 0.
+"$app" -l 1 --proc-type=secondary "${eal[@]}" -- secondary 1.5 \
+	> "$LOG.sec1" 2>&1
+rc1=$?
+"$app" --lcores 0@1 --proc-type=secondary "${eal[@]}" -- secondary 1.5 \
+	> "$LOG.sec0" 2>&1
+rc0=$?
+wait $primary; rcp=$?
+cat "$LOG.primary" "$LOG.sec1" "$LOG.sec0" >> "$LOG"
+grep -v '^EAL\|^TELEMETRY' "$LOG"
+[ $rc1 = 0 ] || fail "secondary on lcore 1 exited $rc1"
+[ $rc0 = 0 ] || fail "secondary on lcore 0 exited $rc0"
+[ $rcp = 0 ] || fail "primary exited $rcp"
+grep -q "pool whole" "$LOG" || fail "primary did not check the pool"
+echo "PASS"

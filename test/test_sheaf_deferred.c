@@ -1,0 +1,666 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+/*
+ * Deferred free under RCU (rte_sheaf_free_deferred() and friends, on
+ * rte_rcu_qsbr): bad input; safety, a reader lcore holding an object keeps
+ * it from every allocation until it reports a quiescent state; liveness,
+ * the barrier brings every deferred object back, those of another lcore
+ * and of a thread without an lcore id included; the fallback when no
+ * sheaf is at hand; flush and pool free with objects pending; and a
+ * two-lcore stress of deferred frees mixed with get and put, checking at
+ * each allocation that a deferred object's grace period had ended.
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+#include <rte_pause.h>
+#include <rte_rcu_qsbr.h>
+
+#include "sheaf_test.h"
+
+#define POOL_N 1023
+#define POOL_ELT 64
+#define CAP 32
+#define READERS 4          /* QSBR thread ids: 0 reader, 1 and 2 stress */
+#define STRESS_MS 1000
+#define STRESS_HOLD 256
+#define STRESS_BULK 8
+#define SHARED_N 100       /* objects a thread without lcore id frees */
+
+static struct rte_mempool *pool;
+static struct rte_mempool *other;
+static struct rte_rcu_qsbr *qv;
+static struct sheaf_test_objs table;
+static void **objs;
+static unsigned int worker;
+
+/* Reader lcore protocol; plain flags with acquire/release. */
+static void *published;
+static void *reader_ref;
+static uint32_t reader_holding;
+static uint32_t reader_release;
+static uint32_t reader_reported;
+static uint32_t reader_stop;
+static void **worker_objs;        /* freed deferred by the reader first */
+static unsigned int worker_nb;
+
+static int
+case_setup(void)
+{
+	size_t sz = rte_rcu_qsbr_get_memsize(READERS);
+
+	worker = rte_get_next_lcore(-1, 1, 0);
+	qv = rte_zmalloc("test_qsbr", sz, RTE_CACHE_LINE_SIZE);
+	RTE_TEST_ASSERT_NOT_NULL(qv, "QSBR alloc: got NULL");
+	RTE_TEST_ASSERT_SUCCESS(rte_rcu_qsbr_init(qv, READERS),
+		"QSBR init: got %d", rte_errno);
+	published = NULL;
+	reader_ref = NULL;
+	reader_holding = reader_release = reader_reported = reader_stop = 0;
+	worker_objs = NULL;
+	worker_nb = 0;
+	objs = calloc(POOL_N * 2, sizeof(*objs));
+	RTE_TEST_ASSERT_NOT_NULL(objs, "out of memory");
+	return TEST_SUCCESS;
+}
+
+static void
+case_teardown(void)
+{
+	__atomic_store_n(&reader_release, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&reader_stop, 1, __ATOMIC_RELEASE);
+	rte_eal_mp_wait_lcore();
+	rte_mempool_free(pool);
+	rte_mempool_free(other);
+	pool = NULL;
+	other = NULL;
+	rte_free(qv);
+	qv = NULL;
+	sheaf_test_objs_free(&table);
+	free(objs);
+	objs = NULL;
+}
+
+static struct rte_mempool *
+rcu_pool(const char *name, unsigned int n, struct rte_sheaf_config *cfg)
+{
+	cfg->qsbr = qv;
+	return rte_sheaf_pool_create(name, n, POOL_ELT, 0, 0, SOCKET_ID_ANY, 0,
+		cfg);
+}
+
+static uint64_t
+stat_of(struct rte_mempool *mp, enum rte_sheaf_stat id)
+{
+	struct rte_sheaf_stats st;
+
+	if (rte_sheaf_stats_get(mp, &st) != 0)
+		return UINT64_MAX;
+	return st.count[id];
+}
+
+static unsigned int
+in_deferred(struct rte_mempool *mp)
+{
+	struct rte_sheaf_info info;
+
+	if (rte_sheaf_info_get(mp, &info) != 0)
+		return UINT32_MAX;
+	return info.in_deferred;
+}
+
+/*
+ * Take every object get hands out, one at a time, into objs; none may be
+ * forbidden. Returns the count, or -1 when forbidden showed up.
+ */
+static int
+get_all(struct rte_mempool *mp, const void *forbidden)
+{
+	unsigned int n = 0;
+
+	while (n < POOL_N * 2 && rte_mempool_get(mp, &objs[n]) == 0) {
+		if (forbidden != NULL && objs[n] == forbidden) {
+			printf("    FAILED object %p handed out before its grace period\n",
+				forbidden);
+			rte_mempool_put_bulk(mp, objs, n + 1);
+			return -1;
+		}
+		n++;
+	}
+	return (int)n;
+}
+
+static int
+test_bad_input(void)
+{
+	struct rte_rcu_qsbr *v2 = qv;
+	void *o, *two[2];
+
+	other = rte_mempool_create("dfr_ring", 255, POOL_ELT, 0, 0, NULL, NULL,
+		NULL, NULL, SOCKET_ID_ANY, 0);
+	RTE_TEST_ASSERT_NOT_NULL(other, "ring pool: got NULL (%s)",
+		rte_strerror(rte_errno));
+	pool = rte_sheaf_pool_create("dfr_bad", POOL_N, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, NULL);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "sheaf pool: got NULL (%s)",
+		rte_strerror(rte_errno));
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get(pool, &o), "get: failed");
+
+	/* Not a sheaf pool, or none. */
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_free_deferred(other, o), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_rcu_attach(other, qv), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_reclaim(other), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_deferred_barrier(other), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_free_deferred(NULL, o), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_free_deferred_bulk(NULL, &o, 1), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_rcu_attach(NULL, qv), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_reclaim(NULL), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_deferred_barrier(NULL), EINVAL);
+
+	/* A sheaf pool without QSBR. */
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_free_deferred(pool, o), ENOTSUP);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_free_deferred_bulk(pool, &o, 1),
+		ENOTSUP);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_reclaim(pool), ENOTSUP);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_deferred_barrier(pool), ENOTSUP);
+
+	/* Attach: NULL, then once only. */
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_rcu_attach(pool, NULL), EINVAL);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_rcu_attach(pool, qv), 0, "attach");
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_rcu_attach(pool, qv), EEXIST);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_rcu_attach(pool, v2), EEXIST);
+
+	/* NULL objects: nothing freed. */
+	two[0] = o;
+	two[1] = NULL;
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_free_deferred(pool, NULL), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_free_deferred_bulk(pool, NULL, 1),
+		EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_free_deferred_bulk(pool, two, 2),
+		EINVAL);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_free_deferred_bulk(pool, two, 0), 0,
+		"bulk of 0");
+	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_FREE_DEFERRED), 0,
+		"free_deferred after refused calls");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_reclaim(pool), 0, "reclaim, none");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_deferred_barrier(pool), 0,
+		"barrier, none");
+
+	/* No reader registered: the grace period is over at once. */
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_free_deferred(pool, o), 0,
+		"free deferred");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_deferred_barrier(pool), 0, "barrier");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail after barrier");
+	return TEST_SUCCESS;
+}
+
+/*
+ * The reader: registered as QSBR thread 0, online, takes the published
+ * object, holds it until told, reports, then reports in a loop. Objects
+ * handed in worker_objs it frees deferred first, leaving them in its
+ * lcore's partial deferred sheaf.
+ */
+static int
+reader_main(void *arg __rte_unused)
+{
+	rte_rcu_qsbr_thread_online(qv, 0);
+	if (worker_nb != 0 && rte_sheaf_free_deferred_bulk(pool, worker_objs,
+			worker_nb) != 0)
+		printf("    reader: free deferred failed: %d\n", rte_errno);
+	/* Acquire: pairs with the writer's release of the object. */
+	reader_ref = __atomic_load_n(&published, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&reader_holding, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&reader_release, __ATOMIC_ACQUIRE) == 0)
+		rte_pause();
+	/* Done with reader_ref: the object may go. */
+	reader_ref = NULL;
+	rte_rcu_qsbr_quiescent(qv, 0);
+	__atomic_store_n(&reader_reported, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&reader_stop, __ATOMIC_ACQUIRE) == 0) {
+		rte_rcu_qsbr_quiescent(qv, 0);
+		rte_pause();
+	}
+	rte_rcu_qsbr_thread_offline(qv, 0);
+	return 0;
+}
+
+static int
+reader_start(void)
+{
+	RTE_TEST_ASSERT_SUCCESS(rte_rcu_qsbr_thread_register(qv, 0),
+		"register reader: failed");
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(reader_main, NULL,
+		worker), "launch reader on lcore %u: failed", worker);
+	while (__atomic_load_n(&reader_holding, __ATOMIC_ACQUIRE) == 0)
+		rte_pause();
+	return TEST_SUCCESS;
+}
+
+static int
+test_safety(void)
+{
+	struct rte_sheaf_config cfg = { .capacity = CAP };
+	unsigned int nb_def = 1 + 3 * CAP;
+	void *x, *more[3 * CAP];
+	int n;
+
+	pool = rcu_pool("dfr_safe", POOL_N, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get(pool, &x), "get x: failed");
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, more, 3 * CAP),
+		"get more: failed");
+	/* Release: the reader sees the object set up. */
+	__atomic_store_n(&published, x, __ATOMIC_RELEASE);
+	SHEAF_TEST_CHECK(reader_start());
+	RTE_TEST_ASSERT(reader_ref == x, "reader holds %p, expected %p",
+		reader_ref, x);
+
+	/* Unpublish, then free deferred: x first, in sheaves stamped full. */
+	__atomic_store_n(&published, NULL, __ATOMIC_RELEASE);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_free_deferred(pool, x), 0, "free x");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_free_deferred_bulk(pool, more,
+		3 * CAP), 0, "free more");
+	/* The partial sheaf gets stamped too, so the FIFO holds all. */
+	RTE_TEST_ASSERT(rte_sheaf_flush_lcore(pool) >= 0, "flush: failed");
+	SHEAF_TEST_ASSERT_INT(in_deferred(pool), nb_def, "in_deferred");
+	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_DEFERRED_STAMP), 4,
+		"deferred_stamp");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_reclaim(pool), 0,
+		"reclaim while the reader holds x");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N - nb_def,
+		"avail while deferred");
+
+	/* Allocations drain the pool and never see x. */
+	n = get_all(pool, x);
+	RTE_TEST_ASSERT(n >= 0, "x allocated before the reader reported");
+	SHEAF_TEST_ASSERT_INT(n, POOL_N - nb_def, "objects allocatable");
+	rte_mempool_put_bulk(pool, objs, n);
+	SHEAF_TEST_ASSERT_INT(reader_reported, 0, "reader reported early");
+
+	/* The reader reports: everything comes back, x included. */
+	__atomic_store_n(&reader_release, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&reader_reported, __ATOMIC_ACQUIRE) == 0)
+		rte_pause();
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_reclaim(pool), nb_def,
+		"reclaim after the report");
+	SHEAF_TEST_ASSERT_INT(in_deferred(pool), 0, "in_deferred after");
+	n = get_all(pool, NULL);
+	SHEAF_TEST_ASSERT_INT(n, POOL_N, "objects allocatable after");
+	SHEAF_TEST_CHECK(sheaf_test_objs_build(pool, &table));
+	SHEAF_TEST_CHECK(sheaf_test_objs_check(&table, objs, n));
+	while (n > 0 && objs[n - 1] != x)
+		n--;
+	RTE_TEST_ASSERT(n > 0, "x not allocatable after the report");
+	rte_mempool_put_bulk(pool, objs, POOL_N);
+	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_DEFERRED_RECLAIM),
+		nb_def, "deferred_reclaim");
+	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_DEFERRED_FALLBACK),
+		0, "deferred_fallback");
+	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, 0));
+	return TEST_SUCCESS;
+}
+
+struct shared_arg {
+	void **objs;
+	unsigned int n;
+	int ret;
+	unsigned int lcore;
+};
+
+static void *
+shared_thread(void *p)
+{
+	struct shared_arg *a = p;
+	unsigned int i;
+
+	a->lcore = rte_lcore_id();
+	a->ret = 0;
+	for (i = 0; i < a->n && a->ret == 0; i++)
+		a->ret = rte_sheaf_free_deferred(pool, a->objs[i]);
+	return NULL;
+}
+
+static int
+test_liveness(void)
+{
+	struct rte_sheaf_config cfg = { .capacity = CAP };
+	struct shared_arg a;
+	unsigned int i, n_main;
+	pthread_t t;
+
+	pool = rcu_pool("dfr_live", POOL_N, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, objs, POOL_N),
+		"get all: failed");
+	/* The reader lcore frees some, left in its partial sheaf. */
+	worker_objs = objs;
+	worker_nb = CAP / 2 + 3;
+	SHEAF_TEST_CHECK(reader_start());
+	/* A thread without an lcore id frees some: the shared path. */
+	a.objs = objs + worker_nb;
+	a.n = SHARED_N;
+	RTE_TEST_ASSERT_SUCCESS(pthread_create(&t, NULL, shared_thread, &a),
+		"pthread_create: failed");
+	pthread_join(t, NULL);
+	SHEAF_TEST_ASSERT_INT(a.lcore, LCORE_ID_ANY, "thread lcore id");
+	SHEAF_TEST_ASSERT_INT(a.ret, 0, "free deferred, no lcore id");
+	/* The main lcore frees the rest: singles and bulks. */
+	n_main = POOL_N - worker_nb - SHARED_N;
+	for (i = 0; i < n_main; ) {
+		void **o = objs + worker_nb + SHARED_N + i;
+		unsigned int k = RTE_MIN(i % 3 == 0 ? 1u : 7u, n_main - i);
+
+		SHEAF_TEST_ASSERT_INT(k == 1 ? rte_sheaf_free_deferred(pool,
+			o[0]) : rte_sheaf_free_deferred_bulk(pool, o, k), 0,
+			"free deferred");
+		i += k;
+	}
+	/* The reader may have reported: some may be back already. */
+	__atomic_store_n(&reader_release, 1, __ATOMIC_RELEASE);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_deferred_barrier(pool), 0, "barrier");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail after barrier");
+	SHEAF_TEST_ASSERT_INT(in_deferred(pool), 0, "in_deferred");
+	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_FREE_DEFERRED),
+		POOL_N, "free_deferred");
+	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_DEFERRED_RECLAIM),
+		POOL_N, "deferred_reclaim");
+	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, 0));
+	return TEST_SUCCESS;
+}
+
+static int
+test_fallback(void)
+{
+	/* One spare sheaf in the barn: deferred frees soon run out. */
+	struct rte_sheaf_config cfg = {
+		.capacity = 16, .barn_max_full = 1, .barn_max_empty = 1,
+	};
+	unsigned int nb = 500, i;
+	uint64_t fb;
+	int n;
+
+	pool = rcu_pool("dfr_fb", POOL_N, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	SHEAF_TEST_CHECK(sheaf_test_objs_build(pool, &table));
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, objs + POOL_N, nb),
+		"get: failed");
+	SHEAF_TEST_CHECK(reader_start());
+	for (i = 0; i < nb; i++)
+		SHEAF_TEST_ASSERT_INT(rte_sheaf_free_deferred(pool,
+			objs[POOL_N + i]), 0, "free deferred");
+	fb = stat_of(pool, RTE_SHEAF_STAT_DEFERRED_FALLBACK);
+	RTE_TEST_ASSERT(fb > 0 && fb < nb, "deferred_fallback: got %" PRIu64
+		", expected 1..%u", fb, nb - 1);
+	SHEAF_TEST_ASSERT_INT(in_deferred(pool), nb, "in_deferred");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_reclaim(pool), 0, "reclaim, held");
+	/* None of the deferred objects is allocatable yet. */
+	n = get_all(pool, NULL);
+	SHEAF_TEST_ASSERT_INT(n, POOL_N - nb, "objects allocatable");
+	for (i = 0; i < (unsigned int)n; i++) {
+		unsigned int j;
+
+		for (j = 0; j < nb; j++)
+			RTE_TEST_ASSERT(objs[i] != objs[POOL_N + j],
+				"deferred object %p allocated early", objs[i]);
+	}
+	rte_mempool_put_bulk(pool, objs, n);
+	__atomic_store_n(&reader_release, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&reader_reported, __ATOMIC_ACQUIRE) == 0)
+		rte_pause();
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_deferred_barrier(pool), 0, "barrier");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail after barrier");
+	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_DEFERRED_RECLAIM),
+		nb, "deferred_reclaim");
+	n = get_all(pool, NULL);
+	SHEAF_TEST_ASSERT_INT(n, POOL_N, "objects allocatable after");
+	SHEAF_TEST_CHECK(sheaf_test_objs_check(&table, objs, n));
+	rte_mempool_put_bulk(pool, objs, n);
+	return TEST_SUCCESS;
+}
+
+static uint64_t
+heap_bytes(void)
+{
+	uint64_t total = 0;
+	unsigned int i;
+
+	for (i = 0; i < rte_socket_count(); i++) {
+		struct rte_malloc_socket_stats st;
+
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i),
+				&st) == 0)
+			total += st.heap_allocsz_bytes;
+	}
+	return total;
+}
+
+static int
+test_flush_and_free(void)
+{
+	struct rte_sheaf_config cfg = { .capacity = CAP };
+	uint64_t before;
+	unsigned int nb = 3 * CAP + 5;
+
+	/* A first cycle pays for one-time allocations. */
+	pool = rcu_pool("dfr_free", POOL_N, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL");
+	rte_mempool_free(pool);
+	before = heap_bytes();
+	pool = rcu_pool("dfr_free", POOL_N, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, objs, nb),
+		"get: failed");
+	SHEAF_TEST_CHECK(reader_start());
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_free_deferred_bulk(pool, objs, nb), 0,
+		"free deferred");
+	/* Flushes reclaim only what is safe: nothing, the reader holds. */
+	RTE_TEST_ASSERT(rte_sheaf_flush_lcore(pool) >= 0, "flush_lcore");
+	RTE_TEST_ASSERT(rte_sheaf_flush(pool) >= 0, "flush");
+	SHEAF_TEST_ASSERT_INT(in_deferred(pool), nb, "in_deferred after flush");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N - nb,
+		"avail after flush");
+	/* Freeing the pool with objects pending leaks nothing. */
+	rte_mempool_free(pool);
+	pool = NULL;
+	SHEAF_TEST_ASSERT_INT(heap_bytes(), before,
+		"rte_malloc bytes after free with objects pending");
+	return TEST_SUCCESS;
+}
+
+/* Stress: per object, its holder (lcore index + 1), 0 free, or DEFERRED. */
+#define DEFERRED_MARK 0xdefu
+static uint32_t *owner;
+static uint64_t *freed_at;        /* QSBR token seen before the free */
+static uint32_t stress_failed;
+static uint64_t stress_deadline;   /* timer cycles; written before use */
+
+static void
+stress_fail(const char *what, void *obj)
+{
+	if (__atomic_exchange_n(&stress_failed, 1, __ATOMIC_RELAXED) == 0)
+		printf("    FAILED %s: object %p\n", what, obj);
+}
+
+static void
+stress_claim(void **o, unsigned int n, uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		int idx = sheaf_test_objs_index(&table, o[i]);
+		uint32_t was;
+
+		if (idx < 0) {
+			stress_fail("foreign object", o[i]);
+			continue;
+		}
+		was = __atomic_exchange_n(&owner[idx], id, __ATOMIC_ACQUIRE);
+		if (was == DEFERRED_MARK &&
+				rte_rcu_qsbr_check(qv, freed_at[idx] + 1,
+					false) != 1)
+			stress_fail("deferred object reused before its grace period",
+				o[i]);
+		else if (was != 0 && was != DEFERRED_MARK)
+			stress_fail("object handed out twice", o[i]);
+	}
+}
+
+static void
+stress_release(void **o, unsigned int n, uint32_t id, bool deferred)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		int idx = sheaf_test_objs_index(&table, o[i]);
+
+		if (deferred)
+			freed_at[idx] = __atomic_load_n(&qv->token,
+				__ATOMIC_ACQUIRE);
+		if (__atomic_exchange_n(&owner[idx], deferred ? DEFERRED_MARK :
+				0, __ATOMIC_RELEASE) != id)
+			stress_fail("owner mismatch on free", o[i]);
+	}
+}
+
+static int
+stress_main(void *arg)
+{
+	uint32_t id = (uint32_t)(uintptr_t)arg;
+	void *held[STRESS_HOLD + STRESS_BULK];
+	uint64_t rng = 0x9e3779b97f4a7c15ULL * id;
+	unsigned int nb = 0, k;
+
+	rte_rcu_qsbr_thread_online(qv, id);
+	/* Relaxed: a late read of the deadline only runs one more step. */
+	while (rte_get_timer_cycles() < __atomic_load_n(&stress_deadline,
+			__ATOMIC_RELAXED) &&
+			__atomic_load_n(&stress_failed, __ATOMIC_RELAXED) == 0) {
+		uint64_t r = sheaf_test_rand(&rng);
+
+		k = r % STRESS_BULK + 1;
+		switch ((r >> 16) % 4) {
+		case 0:
+		case 1:
+			if (nb + k > STRESS_HOLD)
+				break;
+			if (rte_mempool_get_bulk(pool, &held[nb], k) == 0) {
+				stress_claim(&held[nb], k, id);
+				nb += k;
+			}
+			break;
+		case 2:
+			k = RTE_MIN(k, nb);
+			nb -= k;
+			stress_release(&held[nb], k, id, false);
+			rte_mempool_put_bulk(pool, &held[nb], k);
+			break;
+		default:
+			k = RTE_MIN(k, nb);
+			nb -= k;
+			stress_release(&held[nb], k, id, true);
+			if (rte_sheaf_free_deferred_bulk(pool, &held[nb], k) != 0)
+				stress_fail("free deferred failed", held[nb]);
+			if ((r >> 32) % 64 == 0 && rte_sheaf_reclaim(pool) < 0)
+				stress_fail("reclaim failed", NULL);
+			break;
+		}
+		rte_rcu_qsbr_quiescent(qv, id);
+	}
+	stress_release(held, nb, id, false);
+	rte_mempool_put_bulk(pool, held, nb);
+	rte_rcu_qsbr_thread_offline(qv, id);
+	return 0;
+}
+
+static int
+test_stress(void)
+{
+	struct rte_sheaf_config cfg = { .capacity = CAP };
+	int n;
+
+	pool = rcu_pool("dfr_stress", POOL_N, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	SHEAF_TEST_CHECK(sheaf_test_objs_build(pool, &table));
+	owner = calloc(POOL_N, sizeof(*owner));
+	freed_at = calloc(POOL_N, sizeof(*freed_at));
+	RTE_TEST_ASSERT(owner != NULL && freed_at != NULL, "out of memory");
+	stress_failed = 0;
+	RTE_TEST_ASSERT_SUCCESS(rte_rcu_qsbr_thread_register(qv, 1) |
+		rte_rcu_qsbr_thread_register(qv, 2), "register: failed");
+	stress_deadline = UINT64_MAX;
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(stress_main,
+		(void *)(uintptr_t)2, worker), "launch: failed");
+	/* Both lcores run to the deadline; the main lcore is reader 1. */
+	__atomic_store_n(&stress_deadline, rte_get_timer_cycles() +
+		rte_get_timer_hz() * STRESS_MS / 1000, __ATOMIC_RELAXED);
+	stress_main((void *)(uintptr_t)1);
+	rte_eal_wait_lcore(worker);
+	free(owner);
+	owner = NULL;
+	RTE_TEST_ASSERT(stress_failed == 0, "stress failed, see above");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_deferred_barrier(pool), 0, "barrier");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail after barrier");
+	n = get_all(pool, NULL);
+	SHEAF_TEST_ASSERT_INT(n, POOL_N, "objects allocatable");
+	SHEAF_TEST_CHECK(sheaf_test_objs_check(&table, objs, n));
+	rte_mempool_put_bulk(pool, objs, n);
+	free(freed_at);
+	freed_at = NULL;
+	RTE_TEST_ASSERT(stat_of(pool, RTE_SHEAF_STAT_FREE_DEFERRED) ==
+		stat_of(pool, RTE_SHEAF_STAT_DEFERRED_RECLAIM),
+		"free_deferred %" PRIu64 " != deferred_reclaim %" PRIu64,
+		stat_of(pool, RTE_SHEAF_STAT_FREE_DEFERRED),
+		stat_of(pool, RTE_SHEAF_STAT_DEFERRED_RECLAIM));
+	printf("    freed deferred %" PRIu64 ", stamped %" PRIu64 ", fallback %" PRIu64 ", gets %" PRIu64 "\n",
+		stat_of(pool, RTE_SHEAF_STAT_FREE_DEFERRED),
+		stat_of(pool, RTE_SHEAF_STAT_DEFERRED_STAMP),
+		stat_of(pool, RTE_SHEAF_STAT_DEFERRED_FALLBACK),
+		stat_of(pool, RTE_SHEAF_STAT_ALLOC_FAST) +
+		stat_of(pool, RTE_SHEAF_STAT_ALLOC_SLOW));
+	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, 0));
+	return TEST_SUCCESS;
+}
+
+static const struct sheaf_test_case cases[] = {
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_bad_input),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_safety),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_liveness),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_fallback),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_flush_and_free),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_stress),
+	SHEAF_TEST_CASES_END
+};
+
+static const struct sheaf_test_suite suite = {
+	.name = "sheaf_deferred",
+	.min_lcores = 2,
+	.cases = cases,
+};
+
+int
+main(int argc, char **argv)
+{
+	return sheaf_test_main(argc, argv, &suite);
+}
