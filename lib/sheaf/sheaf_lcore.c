@@ -306,16 +306,33 @@ sheaf_lcore_service(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 }
 
 /*
- * Trade the lcore's empty sheaves (main, then spare if it is empty too)
- * for full ones: both at once halves the ring operations per object.
- * Returns the count traded; main then holds a full sheaf.
+ * How many sheaves to trade at once. One, as SLUB does, leaves the lcore
+ * half way (one sheaf full, one empty), so a workload that alternates
+ * gets and puts is not sent straight back to the barn. Two, when the
+ * lcore traded the same way last time (a pipeline's producer or
+ * consumer), halves the ring operations per object of a one-way flow.
+ */
+static inline unsigned int
+sheaf_lcore_trade_count(struct sheaf_lcore *lc, uint32_t dir, int spare_ok)
+{
+	unsigned int k = spare_ok && lc->last_trade == dir ? 2 : 1;
+
+	lc->last_trade = dir;
+	return k;
+}
+
+/*
+ * Trade the lcore's empty sheaves (main, and the spare if it is empty too
+ * and the flow is one-way) for full ones. Returns the count traded; main
+ * then holds a full sheaf.
  */
 static unsigned int
 sheaf_lcore_trade_empty(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 	uint32_t b)
 {
 	struct sheaf *give[2] = { lc->main, lc->spare }, *got[2];
-	unsigned int k = lc->spare->size == 0 ? 2 : 1, g;
+	unsigned int k = sheaf_lcore_trade_count(lc, SHEAF_TRADE_GET,
+		lc->spare->size == 0), g;
 
 	sheaf_busy_set(lc, SHEAF_BUSY_BARN);
 	g = sheaf_barn_replace_empty(sp, b, give, k, got);
@@ -332,7 +349,8 @@ static unsigned int
 sheaf_lcore_trade_full(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 {
 	struct sheaf *give[2] = { lc->main, lc->spare }, *got[2];
-	unsigned int k = lc->spare->size == lc->spare->capacity ? 2 : 1, g;
+	unsigned int k = sheaf_lcore_trade_count(lc, SHEAF_TRADE_PUT,
+		lc->spare->size == lc->spare->capacity), g;
 
 	sheaf_busy_set(lc, SHEAF_BUSY_BARN);
 	g = sheaf_barn_replace_full(sp, lc->barn, give, k, got);

@@ -86,6 +86,9 @@ struct sheaf {
 
 struct sheaf_deferred;
 
+#define SHEAF_TRADE_GET 1 /* gave empty sheaves for full ones */
+#define SHEAF_TRADE_PUT 2 /* gave full sheaves for empty ones */
+
 /** Per-lcore state, one cache-line aligned slot per lcore id. */
 struct sheaf_lcore {
 	struct sheaf *main;  /* never NULL once set up; owner lcore only */
@@ -123,6 +126,11 @@ struct sheaf_lcore {
 	 * steal mark. Not taken back by a thief: not safe to reuse yet.
 	 */
 	struct sheaf *deferred;
+	/*
+	 * Direction of the lcore's last barn trade (SHEAF_TRADE_*); owner
+	 * only. Two trades in a row the same way mark a one-way flow.
+	 */
+	uint32_t last_trade;
 	/*
 	 * Owner lcore only, no atomics. The fast-path items come first in
 	 * the enum, so they share the first cache line with main and busy.
