@@ -74,6 +74,7 @@ usage(FILE *f, const char *prg)
 			perf_scenarios[i].name, perf_scenarios[i].help);
 	fprintf(f,
 "  --ops LIST        ops specs NAME:CACHE[:CAPACITY], comma separated;\n"
+"                    NAME sheaf+validate: sheaf with RTE_SHEAF_F_VALIDATE;\n"
 "                    CAPACITY sets the sheaf capacity (sheaf ops only)\n"
 "                    (default sheaf:0,ring_mp_mc:256,ring_mp_mc:0,stack:0,bucket:0)\n"
 "  --baseline SPEC   ops spec the ratios refer to, added to the list if\n"
@@ -168,6 +169,11 @@ parse_ops_spec(const char *arg, struct perf_ops_spec *spec)
 	cap = strchr(cache, ':');
 	if (cap != NULL)
 		*cap++ = '\0';
+	/* "sheaf+validate": the sheaf ops with RTE_SHEAF_F_VALIDATE. */
+	if (strcmp(name, RTE_SHEAF_OPS_NAME "+validate") == 0) {
+		name[strlen(RTE_SHEAF_OPS_NAME)] = '\0';
+		spec->sheaf.flags = RTE_SHEAF_F_VALIDATE;
+	}
 	if (name[0] == '\0' || strlen(name) >= sizeof(spec->name)) {
 		fprintf(stderr, "--ops: bad ops name in '%s'\n", arg);
 		return -1;
@@ -176,7 +182,8 @@ parse_ops_spec(const char *arg, struct perf_ops_spec *spec)
 	if (parse_uint(cache, "--ops cache", 0, RTE_MEMPOOL_CACHE_MAX_SIZE,
 			&spec->cache) != 0)
 		return -1;
-	snprintf(spec->label, sizeof(spec->label), "%s", spec->name);
+	snprintf(spec->label, sizeof(spec->label), "%s%s", spec->name,
+		spec->sheaf.flags != 0 ? "+validate" : "");
 	if (cap != NULL) {
 		if (strcmp(name, RTE_SHEAF_OPS_NAME) != 0) {
 			fprintf(stderr, "--ops: a capacity is for %s only: '%s'\n",
@@ -187,8 +194,9 @@ parse_ops_spec(const char *arg, struct perf_ops_spec *spec)
 				RTE_SHEAF_CAPACITY_MAX, &v) != 0)
 			return -1;
 		spec->sheaf.capacity = v;
-		snprintf(spec->label, sizeof(spec->label), "%s/cap%u",
-			spec->name, v);
+		snprintf(spec->label, sizeof(spec->label), "%s%s/cap%u",
+			spec->name, spec->sheaf.flags != 0 ? "+validate" : "",
+			v);
 	}
 	return 0;
 }
@@ -197,7 +205,8 @@ static bool
 ops_spec_equal(const struct perf_ops_spec *a, const struct perf_ops_spec *b)
 {
 	return strcmp(a->name, b->name) == 0 && a->cache == b->cache &&
-		a->sheaf.capacity == b->sheaf.capacity;
+		a->sheaf.capacity == b->sheaf.capacity &&
+		a->sheaf.flags == b->sheaf.flags;
 }
 
 static int
@@ -582,7 +591,8 @@ pool_create(const struct perf_ctx *c, unsigned int idx,
 		return NULL;
 	}
 	if (c->sc->pool == PERF_POOL_MBUF) {
-		if (sheaf && spec->sheaf.capacity != 0)
+		if (sheaf && (spec->sheaf.capacity != 0 ||
+				spec->sheaf.flags != 0))
 			mp = rte_sheaf_pktmbuf_pool_create(name, size,
 				spec->cache, 0, (uint16_t)o->data_room,
 				SOCKET_ID_ANY, &spec->sheaf);

@@ -10,12 +10,15 @@
 #   results/perf.json  the same as JSON (--json)
 #   results/env.txt    machine, DPDK and commit the numbers come from
 #   results/perf-<scenario>.png  plots (app/plot.py)
+#   results/testpmd.txt, testpmd.csv  dpdk-testpmd forwarding rate per
+#                      ops and --mbcache (app/testpmd_perf.py)
 #
 # Usage: scripts/perf.sh [sheaf-perf options]  e.g. --scenario local --rounds 3
 # Environment:
 #   SHEAF_NO_SETUP=1    skip scripts/setup.sh (packages, hugepages)
 #   SHEAF_LCORES        EAL lcore list (default 0-1)
 #   SHEAF_RESULTS       results directory (default results/)
+#   SHEAF_NO_TESTPMD=1  skip the testpmd comparison
 
 set -euo pipefail
 
@@ -72,6 +75,18 @@ rc=0
 if [ -f app/plot.py ] && [ -s "$out/perf.json" ]; then
 	python3 app/plot.py "$out/perf.json" -o "$out/perf" ||
 		echo "perf: plotting failed (the numbers are in $out/perf.csv)"
+fi
+# testpmd forwarding over null ports, per ops and --mbcache, interleaved
+# (app/testpmd_perf.py); SHEAF_NO_TESTPMD=1 skips it.
+if [ "${SHEAF_NO_TESTPMD:-0}" != 1 ] && command -v dpdk-testpmd > /dev/null; then
+	tp=(python3 app/testpmd_perf.py
+		--plugin build/drivers/librte_mempool_sheaf.so
+		--lcores "${SHEAF_LCORES:-0-1}" --rounds 3 --seconds 2
+		--csv "$out/testpmd.csv")
+	[ "${mem[0]}" = --no-huge ] && tp+=(--no-huge)
+	echo "perf: ${tp[*]}"
+	echo "testpmd command: ${tp[*]}" >> "$out/env.txt"
+	"${tp[@]}" < /dev/null | tee "$out/testpmd.txt" || rc=1
 fi
 echo "perf: results in $out/ (exit status $rc)"
 exit $rc

@@ -18,6 +18,7 @@ PACKAGES=(
 	meson ninja-build pkg-config gcc
 	libasan8 libubsan1
 	python3 python3-pyelftools python3-matplotlib
+	doxygen
 )
 HUGEPAGES=${SHEAF_HUGEPAGES:-1024}
 

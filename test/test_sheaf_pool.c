@@ -716,7 +716,7 @@ test_config_validation(void)
 		{ "barn_max_full UINT32_MAX", { .barn_max_full = UINT32_MAX } },
 		{ "barn_max_empty max + 1",
 			{ .barn_max_empty = RTE_SHEAF_BARN_MAX + 1 } },
-		{ "flags 1", { .flags = 1 } },
+		{ "flags bit 1 (unknown)", { .flags = RTE_SHEAF_F_VALIDATE << 1 } },
 		{ "flags bit 31", { .flags = UINT32_C(1) << 31 } },
 	};
 	static const struct rte_sheaf_config good[] = {

@@ -23,6 +23,7 @@
 #include "sheaf_prefill.h"
 #include "sheaf_slab.h"
 #include "sheaf_stats.h"
+#include "sheaf_validate.h"
 
 /* Pools smaller than this many objects per lcore sheaf slot get smaller
  * sheaves: lcore sheaves then strand at most 1/4 of the pool.
@@ -82,9 +83,9 @@ sheaf_config_resolve(const struct rte_mempool *mp,
 			out->barn_max_empty, RTE_SHEAF_BARN_MAX);
 		return -EINVAL;
 	}
-	if (out->flags != 0) {
+	if ((out->flags & ~(uint32_t)RTE_SHEAF_F_VALIDATE) != 0) {
 		SHEAF_LOG(ERR, "pool %s: flags 0x%x unknown", mp->name,
-			out->flags);
+			out->flags & ~(uint32_t)RTE_SHEAF_F_VALIDATE);
 		return -EINVAL;
 	}
 	if (out->capacity == 0)
@@ -615,9 +616,18 @@ rte_sheaf_free_deferred_bulk(struct rte_mempool *mp, void * const *objs,
 	}
 	if (n == 0)
 		return 0;
+	if (sheaf_validate_on(sp) && sheaf_validate_put_all(sp, objs, n) < 0) {
+		__atomic_fetch_add(&sp->shared_stat[RTE_SHEAF_STAT_FREE_INVALID],
+			1, __ATOMIC_RELAXED);
+		rte_errno = EINVAL;
+		return -EINVAL;
+	}
 	ret = sheaf_deferred_free(sp, objs, n);
-	if (ret < 0)
+	if (ret < 0) {
+		if (sheaf_validate_on(sp))
+			sheaf_validate_take(sp, objs, n);
 		rte_errno = -ret;
+	}
 	return ret;
 }
 

@@ -67,6 +67,24 @@ struct rte_rcu_qsbr;
 #define RTE_SHEAF_BARN_MIN_DEFAULT 8
 
 /**
+ * Pool configuration flag: validate every object freed to the pool.
+ *
+ * Each free (rte_mempool_put() and the ops enqueue, fast path included,
+ * and rte_sheaf_free_deferred()) checks that each object belongs to the
+ * pool, points at the start of an object, and is not in the pool already
+ * (a double free). A refused object is logged by address, counted in
+ * RTE_SHEAF_STAT_FREE_INVALID and not stored: the pool stays intact. The
+ * ops enqueue then returns -EINVAL; rte_sheaf_free_deferred() frees
+ * nothing and returns -EINVAL.
+ *
+ * Costs a slab lookup and an atomic bit operation per object on every
+ * get and put, which all take the out-of-line path; one bit per object.
+ * Objects held in DPDK's own mempool cache (cache_size > 0) are checked
+ * only when the cache flushes them: use a cache_size of 0.
+ */
+#define RTE_SHEAF_F_VALIDATE 0x1
+
+/**
  * Pool configuration, passed as the pool_config argument of
  * rte_mempool_set_ops_byname() or to rte_sheaf_pool_create().
  *
@@ -94,7 +112,7 @@ struct rte_sheaf_config {
 	 * Max RTE_SHEAF_BARN_MAX.
 	 */
 	uint32_t barn_max_empty;
-	/** Reserved, must be 0. */
+	/** RTE_SHEAF_F_* flags; 0 for none. Other bits must be 0. */
 	uint32_t flags;
 	/**
 	 * QSBR variable guarding objects freed with
@@ -701,7 +719,10 @@ int rte_sheaf_rcu_attach(struct rte_mempool *mp, struct rte_rcu_qsbr *v);
  *   An object of mp, allocated and not freed since.
  * @return
  *   0, or a negative errno, also in rte_errno; on error nothing is freed:
- *   - -EINVAL: mp is not a sheaf pool, or obj is NULL.
+ *   - -EINVAL: mp is not a sheaf pool, or obj is NULL; with
+ *     RTE_SHEAF_F_VALIDATE, obj is no object of mp, misaligned, or in the
+ *     pool already. Without it such an object is refused (logged, counted)
+ *     only once its grace period is over.
  *   - -ENOTSUP: no QSBR variable is attached to mp.
  *   - -EAGAIN: re-entered from a signal handler, see above.
  */
@@ -725,7 +746,9 @@ int rte_sheaf_free_deferred(struct rte_mempool *mp, void *obj);
  *   Number of objects; 0 succeeds and does nothing.
  * @return
  *   0, or a negative errno, also in rte_errno; on error nothing is freed:
- *   - -EINVAL: mp is not a sheaf pool, objs is NULL or holds NULL.
+ *   - -EINVAL: mp is not a sheaf pool, objs is NULL or holds NULL; with
+ *     RTE_SHEAF_F_VALIDATE, an object is refused as in
+ *     rte_sheaf_free_deferred().
  *   - -ENOTSUP: no QSBR variable is attached to mp.
  *   - -EAGAIN: re-entered from a signal handler.
  */

@@ -352,7 +352,7 @@ sheaf_deferred_free(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 
 	if (likely(lc != NULL && lc->busy == 0)) {
 		lc->busy = SHEAF_BUSY_SHEAF;
-		rte_compiler_barrier(); /* see sheaf_pool_get() */
+		rte_compiler_barrier(); /* see sheaf_lcore_get() */
 		if (likely(__atomic_load_n(&lc->steal, __ATOMIC_ACQUIRE) == 0)) {
 			c.lc = lc;
 			sheaf_rcu_free_lcore(&c, objs, n);

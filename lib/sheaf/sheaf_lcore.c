@@ -45,6 +45,7 @@
 #include "sheaf_deferred.h"
 #include "sheaf_lcore.h"
 #include "sheaf_slab.h"
+#include "sheaf_validate.h"
 
 void
 sheaf_lcore_init(struct sheaf_pool *sp)
@@ -59,6 +60,7 @@ sheaf_lcore_init(struct sheaf_pool *sp)
 		lc->msize = 0;
 		lc->spare = sheaf_arena_get(sp, 2 * i + 1);
 		lc->barn = socket < sp->nb_barns ? socket : 0;
+		lc->validate = sheaf_validate_on(sp);
 	}
 }
 
@@ -101,7 +103,7 @@ sheaf_lcore_hold(struct sheaf_pool *sp, struct sheaf_lcore **held)
 	if (lc->busy != 0)
 		return -EBUSY;
 	lc->busy = SHEAF_BUSY_SHEAF;
-	rte_compiler_barrier(); /* see sheaf_pool_get() */
+	rte_compiler_barrier(); /* see sheaf_lcore_get() */
 	if (__atomic_load_n(&lc->steal, __ATOMIC_ACQUIRE) != 0) {
 		lc->busy = 0;
 		return 0;
@@ -119,19 +121,20 @@ sheaf_lcore_release(struct sheaf_lcore *lc)
 	lc->busy = 0;
 }
 
-int
-sheaf_pool_get_other(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+/* Route a call the fast path did not take, validation aside. */
+static int
+sheaf_pool_get_route(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 	void **objs, unsigned int n)
 {
 	if (lc == NULL || !sheaf_lcore_claim(lc))
 		return sheaf_shared_get(sp, NULL, objs, n);
 	if (lc->busy != 0)
 		return sheaf_shared_get(sp, lc, objs, n);
-	return sheaf_pool_get(sp, objs, n);
+	return sheaf_lcore_get(sp, lc, objs, n);
 }
 
-void
-sheaf_pool_put_other(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+static void
+sheaf_pool_put_route(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 	void * const *objs, unsigned int n)
 {
 	if (lc == NULL || !sheaf_lcore_claim(lc))
@@ -139,7 +142,53 @@ sheaf_pool_put_other(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 	else if (lc->busy != 0)
 		sheaf_shared_put(sp, lc, objs, n);
 	else
-		sheaf_pool_put(sp, objs, n);
+		sheaf_lcore_put(sp, lc, objs, n);
+}
+
+/* Frees from the populate in progress on this thread are recorded. */
+static inline int
+sheaf_shared_populating(const struct sheaf_pool *sp)
+{
+	return __atomic_load_n(&sp->populating, __ATOMIC_RELAXED) != NULL &&
+		sp->populate_tid == rte_gettid();
+}
+
+int
+sheaf_pool_get_other(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+	void **objs, unsigned int n)
+{
+	int ret = sheaf_pool_get_route(sp, lc, objs, n);
+
+	if (ret == 0 && unlikely(sheaf_validate_on(sp)))
+		sheaf_validate_take(sp, objs, n);
+	return ret;
+}
+
+int
+sheaf_pool_put_other(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+	void * const *objs, unsigned int n)
+{
+	void *ok[SHEAF_VALIDATE_BATCH];
+	unsigned int done, t, k, bad = 0;
+
+	if (likely(!sheaf_validate_on(sp)) || sheaf_shared_populating(sp)) {
+		sheaf_pool_put_route(sp, lc, objs, n);
+		return 0;
+	}
+	for (done = 0; done < n; done += t) {
+		t = RTE_MIN(n - done, (unsigned int)SHEAF_VALIDATE_BATCH);
+		k = sheaf_validate_put(sp, objs + done, t, ok);
+		bad += t - k;
+		if (k != 0)
+			sheaf_pool_put_route(sp, lc, ok, k);
+	}
+	if (bad == 0)
+		return 0;
+	/* Relaxed: a statistic. */
+	__atomic_fetch_add(&sp->shared_stat[RTE_SHEAF_STAT_FREE_INVALID], bad,
+		__ATOMIC_RELAXED);
+	rte_errno = EINVAL;
+	return -EINVAL;
 }
 
 static inline void
@@ -628,8 +677,7 @@ sheaf_shared_put(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 {
 	unsigned int bad;
 
-	if (unlikely(__atomic_load_n(&sp->populating, __ATOMIC_RELAXED) != NULL &&
-			sp->populate_tid == rte_gettid())) {
+	if (unlikely(sheaf_shared_populating(sp))) {
 		sheaf_slab_record(sp, objs, n);
 		return;
 	}

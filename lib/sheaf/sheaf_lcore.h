@@ -47,12 +47,14 @@ void sheaf_depot_leave(struct sheaf_pool *sp, struct sheaf_lcore *lc);
 
 /*
  * Entry for a call the fast path cannot serve from its slot: no slot, a
- * slot another process owns or nobody has claimed yet, or a busy slot
- * (re-entrance).
+ * slot another process owns or nobody has claimed yet, a busy slot
+ * (re-entrance), or a validate pool. Put returns 0, or -EINVAL with
+ * rte_errno set when validate mode refused objects (the others are
+ * freed).
  */
 int sheaf_pool_get_other(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 	void **objs, unsigned int n);
-void sheaf_pool_put_other(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+int sheaf_pool_put_other(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 	void * const *objs, unsigned int n);
 
 /* The caller's slot if this process owns it (claiming it if free), else
@@ -108,16 +110,14 @@ sheaf_lcore_slot(struct sheaf_pool *sp)
 	return id < RTE_MAX_LCORE ? &sp->lcore[id] : NULL;
 }
 
+/* Allocate on the caller's own slot, lc, found idle. */
 static __rte_always_inline int
-sheaf_pool_get(struct sheaf_pool *sp, void **objs, unsigned int n)
+sheaf_lcore_get(struct sheaf_pool *sp, struct sheaf_lcore *lc, void **objs,
+	unsigned int n)
 {
-	struct sheaf_lcore *lc = sheaf_lcore_slot(sp);
 	struct sheaf *m;
 	int ret = 0;
 
-	if (unlikely(lc == NULL || lc->busy != 0 ||
-			lc->owner != sheaf_proc_id))
-		return sheaf_pool_get_other(sp, lc, objs, n);
 	lc->busy = SHEAF_BUSY_SHEAF;
 	/*
 	 * Against signal handlers, a compiler barrier. Against a thief, the
@@ -146,19 +146,31 @@ sheaf_pool_get(struct sheaf_pool *sp, void **objs, unsigned int n)
 	return ret;
 }
 
-static __rte_always_inline void
-sheaf_pool_put(struct sheaf_pool *sp, void * const *objs, unsigned int n)
+/*
+ * One test sends every uncommon case out of line: no slot, a re-entered
+ * (busy) slot, a validate pool, a slot this process does not own. The
+ * validate flag sits next to busy, on the line read anyway.
+ */
+static __rte_always_inline int
+sheaf_pool_get(struct sheaf_pool *sp, void **objs, unsigned int n)
 {
 	struct sheaf_lcore *lc = sheaf_lcore_slot(sp);
+
+	if (unlikely(lc == NULL || (lc->busy | lc->validate) != 0 ||
+			lc->owner != sheaf_proc_id))
+		return sheaf_pool_get_other(sp, lc, objs, n);
+	return sheaf_lcore_get(sp, lc, objs, n);
+}
+
+/* Free on the caller's own slot, lc, found idle. */
+static __rte_always_inline void
+sheaf_lcore_put(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+	void * const *objs, unsigned int n)
+{
 	struct sheaf *m;
 
-	if (unlikely(lc == NULL || lc->busy != 0 ||
-			lc->owner != sheaf_proc_id)) {
-		sheaf_pool_put_other(sp, lc, objs, n);
-		return;
-	}
 	lc->busy = SHEAF_BUSY_SHEAF;
-	rte_compiler_barrier(); /* see sheaf_pool_get() */
+	rte_compiler_barrier(); /* see sheaf_lcore_get() */
 	if (unlikely(__atomic_load_n(&lc->steal, __ATOMIC_ACQUIRE) != 0)) {
 		lc->busy = 0;
 		sheaf_shared_put(sp, NULL, objs, n);
@@ -178,6 +190,19 @@ sheaf_pool_put(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 	}
 	rte_compiler_barrier();
 	lc->busy = 0;
+}
+
+/* 0, or -EINVAL (rte_errno set) when validate mode refused an object. */
+static __rte_always_inline int
+sheaf_pool_put(struct sheaf_pool *sp, void * const *objs, unsigned int n)
+{
+	struct sheaf_lcore *lc = sheaf_lcore_slot(sp);
+
+	if (unlikely(lc == NULL || (lc->busy | lc->validate) != 0 ||
+			lc->owner != sheaf_proc_id))
+		return sheaf_pool_put_other(sp, lc, objs, n);
+	sheaf_lcore_put(sp, lc, objs, n);
+	return 0;
 }
 
 #endif /* _SHEAF_LCORE_H_ */

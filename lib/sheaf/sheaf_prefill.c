@@ -39,6 +39,7 @@
 #include "sheaf_lcore.h"
 #include "sheaf_prefill.h"
 #include "sheaf_slab.h"
+#include "sheaf_validate.h"
 
 /* The caller of a call that reaches the tiers. */
 struct sheaf_prefill_ctx {
@@ -548,6 +549,8 @@ rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj)
 	if (unlikely(s->size == 0))
 		return sheaf_prefill_fail(ENOBUFS);
 	*obj = s->objs[--s->size];
+	if (unlikely(sheaf_validate_on(s->owner)))
+		sheaf_validate_take(s->owner, obj, 1);
 	return 0;
 }
 
@@ -567,6 +570,8 @@ rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
 		return sheaf_prefill_fail(ENOBUFS);
 	s->size -= n;
 	sheaf_objs_copy(objs, &s->objs[s->size], n);
+	if (unlikely(sheaf_validate_on(s->owner)))
+		sheaf_validate_take(s->owner, objs, n);
 	return 0;
 }
 

@@ -121,6 +121,11 @@ struct sheaf_lcore {
 	 */
 	uint32_t owner;
 	/*
+	 * RTE_SHEAF_F_VALIDATE of the pool, copied here at init so that the
+	 * fast path tests it on the line it already reads; fixed.
+	 */
+	uint32_t validate;
+	/*
 	 * Deferred frees waiting to fill a sheaf (sheaf_deferred.c): never
 	 * empty, may be NULL; owner lcore only, or a barrier holding the
 	 * steal mark. Not taken back by a thief: not safe to reuse yet.
@@ -147,6 +152,12 @@ struct sheaf_stash {
 struct sheaf_slab {
 	uintptr_t base;     /* address of object 0 */
 	uint64_t free_mask; /* bit i set: object i is free in this slab */
+	/*
+	 * Validate mode only: bit i set while object i is in the pool (a
+	 * slab, a sheaf, a barn, a deferred queue), clear while the user
+	 * holds it. Atomic bit operations by any thread, see sheaf_validate.c.
+	 */
+	uint64_t in_pool;
 	uint32_t stride;    /* bytes between objects */
 	uint16_t nb_objs;   /* objects in this slab, 1..SHEAF_SLAB_OBJS */
 	uint16_t nb_free;   /* popcount of free_mask */

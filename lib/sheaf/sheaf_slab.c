@@ -128,16 +128,17 @@ sheaf_slab_alloc_bulk(struct sheaf_pool *sp, uint32_t home, void **objs,
 	return got;
 }
 
-/* The slab holding obj and its index there, or NULL if obj is foreign. */
-static struct sheaf_slab *
-sheaf_slab_lookup(const struct sheaf_pool *sp, const void *obj,
-	uint32_t *idx)
+struct sheaf_slab *
+sheaf_slab_find(const struct sheaf_pool *sp, const void *obj, uint32_t *idx,
+	uintptr_t *off)
 {
 	uintptr_t a = (uintptr_t)obj;
 	uint32_t lo = 0, hi = sp->nb_slabs;
 	const struct sheaf_slab *s;
-	uintptr_t off;
+	uintptr_t d;
 
+	if (off != NULL)
+		*off = 0;
 	/* Last slab whose base is <= a. */
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -152,10 +153,15 @@ sheaf_slab_lookup(const struct sheaf_pool *sp, const void *obj,
 	s = &sp->slabs[sp->slab_by_addr[lo]];
 	if (a < s->base)
 		return NULL;
-	off = a - s->base;
-	if (off % s->stride != 0 || off / s->stride >= s->nb_objs)
+	d = a - s->base;
+	if (d / s->stride >= s->nb_objs)
 		return NULL;
-	*idx = off / s->stride;
+	if (d % s->stride != 0) {
+		if (off != NULL)
+			*off = d % s->stride;
+		return NULL;
+	}
+	*idx = d / s->stride;
 	return (struct sheaf_slab *)(uintptr_t)s;
 }
 
@@ -171,7 +177,7 @@ sheaf_slab_free_bulk(struct sheaf_pool *sp, void * const *objs,
 		uint64_t bit;
 		uint32_t idx;
 
-		s = sheaf_slab_lookup(sp, objs[i], &idx);
+		s = sheaf_slab_find(sp, objs[i], &idx, NULL);
 		if (s == NULL) {
 			SHEAF_LOG(ERR, "pool %s: %p is not an object of the pool, refused",
 				sp->mp->name, objs[i]);
@@ -311,6 +317,7 @@ sheaf_layout_cut(struct sheaf_pool *sp, const struct sheaf_layout *l,
 		s->free_mask = s->nb_objs == 64 ? UINT64_MAX :
 			(UINT64_C(1) << s->nb_objs) - 1;
 		s->nb_free = s->nb_objs;
+		s->in_pool = s->free_mask;
 		dp = &sp->depot[s->depot];
 		rte_spinlock_lock(&dp->lock);
 		sheaf_depot_link(sp, dp, id);

@@ -32,6 +32,15 @@ unsigned int sheaf_slab_alloc_bulk(struct sheaf_pool *sp, uint32_t home,
 unsigned int sheaf_slab_free_bulk(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n);
 
+/*
+ * The slab holding obj and its index there, or NULL when obj is no
+ * object of the pool; then *off (if not NULL) is the offset of obj into
+ * the pool object it points inside (misaligned), or 0 when it points
+ * outside every slab. Read-only: slabs change only at populate.
+ */
+struct sheaf_slab *sheaf_slab_find(const struct sheaf_pool *sp,
+	const void *obj, uint32_t *idx, uintptr_t *off);
+
 /* Free objects in all slabs; racy, exact when quiet. */
 uint32_t sheaf_slab_count(const struct sheaf_pool *sp);
 

@@ -5,8 +5,10 @@
 /*
  * Mempool ops "sheaf": adapters into librte_sheaf.
  *
- * Contract: dequeue is all-or-nothing, 0 or -ENOBUFS; enqueue always
- * succeeds (0); get_count is exact when no lcore is inside the pool
+ * Contract: dequeue is all-or-nothing, 0 or -ENOBUFS; enqueue succeeds
+ * (0) but in validate mode, where it refuses the objects that are not
+ * the pool's or are in it already, frees the others and returns -EINVAL
+ * (DPDK's put ignores it: the log line and FREE_INVALID tell); get_count is exact when no lcore is inside the pool
  * (slabs + barns + lcore sheaves). Memory is sized by DPDK's default
  * calc_mem_size; populate cuts it into slabs.
  *
@@ -39,8 +41,7 @@ static int
 sheaf_mp_enqueue(struct rte_mempool *mp, void * const *obj_table,
 	unsigned int n)
 {
-	sheaf_pool_put(sheaf_pool_of(mp), obj_table, n);
-	return 0;
+	return sheaf_pool_put(sheaf_pool_of(mp), obj_table, n);
 }
 
 static int

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+/*
+ * Telemetry: /sheaf/list, /sheaf/info,<pool> and /sheaf/stats,<pool> on
+ * EAL's telemetry socket (dpdk-telemetry.py). The kernel counterpart is
+ * /sys/kernel/slab/<cache>/ and its per-stat files under
+ * CONFIG_SLUB_STATS: the same placement and counters, read-only and racy
+ * while the pool is in use.
+ *
+ * The commands run on EAL's telemetry thread, which has no lcore id: they
+ * only read (rte_sheaf_info_get() and rte_sheaf_stats_get() are for any
+ * thread). Each command finds its pool inside rte_mempool_walk(), under
+ * the mempool list lock, so rte_mempool_free() cannot free the pool while
+ * it is read.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_mempool.h>
+#include <rte_telemetry.h>
+#include <rte_version.h>
+
+#include "sheaf_pvt.h"
+#include "sheaf_telemetry.h"
+
+/* DPDK 23.03 added rte_tel_data_add_dict_uint(); 23.11 marks the _u64
+ * name deprecated (an error under -Werror) and 25.11 drops it.
+ */
+#if RTE_VERSION >= RTE_VERSION_NUM(23, 3, 0, 0)
+#define sheaf_tel_add_u64 rte_tel_data_add_dict_uint
+#else
+#define sheaf_tel_add_u64 rte_tel_data_add_dict_u64
+#endif
+
+bool
+sheaf_telemetry_is_sheaf(const struct rte_mempool *mp)
+{
+	const struct sheaf_pool *sp;
+
+	if (mp == NULL || strcmp(rte_mempool_get_ops(mp->ops_index)->name,
+			RTE_SHEAF_OPS_NAME) != 0)
+		return false;
+	sp = sheaf_pool_of(mp);
+	return sp != NULL && sp->magic == SHEAF_POOL_MAGIC;
+}
+
+static void
+sheaf_telemetry_list_one(struct rte_mempool *mp, void *arg)
+{
+	if (sheaf_telemetry_is_sheaf(mp))
+		rte_tel_data_add_array_string(arg, mp->name);
+}
+
+static int
+sheaf_telemetry_list(const char *cmd __rte_unused,
+	const char *params __rte_unused, struct rte_tel_data *d)
+{
+	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
+	rte_mempool_walk(sheaf_telemetry_list_one, d);
+	return 0;
+}
+
+/* A per-pool command: the pool's name and what to put in the reply. */
+struct sheaf_telemetry_req {
+	const char *name;
+	struct rte_tel_data *d;
+	void (*fill)(const struct rte_mempool *mp, struct rte_tel_data *d);
+	bool found;
+};
+
+static void
+sheaf_telemetry_pool_one(struct rte_mempool *mp, void *arg)
+{
+	struct sheaf_telemetry_req *req = arg;
+
+	if (req->found || strcmp(mp->name, req->name) != 0 ||
+			!sheaf_telemetry_is_sheaf(mp))
+		return;
+	req->found = true;
+	req->fill(mp, req->d);
+}
+
+/* Run req on the sheaf pool named by params: -EINVAL when there is none. */
+static int
+sheaf_telemetry_pool_cmd(const char *params, struct rte_tel_data *d,
+	void (*fill)(const struct rte_mempool *mp, struct rte_tel_data *d))
+{
+	struct sheaf_telemetry_req req = {
+		.name = params, .d = d, .fill = fill, .found = false,
+	};
+
+	if (params == NULL || params[0] == '\0')
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+	rte_mempool_walk(sheaf_telemetry_pool_one, &req);
+	return req.found ? 0 : -EINVAL;
+}
+
+static void
+sheaf_telemetry_info_fill(const struct rte_mempool *mp,
+	struct rte_tel_data *d)
+{
+	struct rte_sheaf_info in;
+	int stranded;
+
+	if (rte_sheaf_info_get(mp, &in) < 0)
+		return;
+	stranded = rte_sheaf_stranded_max(mp);
+	rte_tel_data_add_dict_string(d, "name", mp->name);
+	/* Configuration and sizes. */
+	sheaf_tel_add_u64(d, "size", in.size);
+	sheaf_tel_add_u64(d, "elt_size", mp->elt_size);
+	sheaf_tel_add_u64(d, "cache_size", mp->cache_size);
+	sheaf_tel_add_u64(d, "capacity", in.capacity);
+	sheaf_tel_add_u64(d, "barn_max_full", in.barn_max_full);
+	sheaf_tel_add_u64(d, "barn_max_empty", in.barn_max_empty);
+	sheaf_tel_add_u64(d, "nb_barns", in.nb_barns);
+	sheaf_tel_add_u64(d, "nb_slabs", in.nb_slabs);
+	sheaf_tel_add_u64(d, "nb_sheaves", in.nb_sheaves);
+	sheaf_tel_add_u64(d, "stranded_max", stranded < 0 ? 0 : stranded);
+	/* Where the objects are. */
+	sheaf_tel_add_u64(d, "in_slabs", in.in_slabs);
+	sheaf_tel_add_u64(d, "in_barns", in.in_barns);
+	sheaf_tel_add_u64(d, "barn_full", in.barn_full);
+	sheaf_tel_add_u64(d, "barn_empty", in.barn_empty);
+	sheaf_tel_add_u64(d, "in_lcores", in.in_lcores);
+	sheaf_tel_add_u64(d, "nb_lcores", in.nb_lcores);
+	sheaf_tel_add_u64(d, "nb_borrowed", in.nb_borrowed);
+	sheaf_tel_add_u64(d, "in_deferred", in.in_deferred);
+	/* DPDK's view: sheaf tiers plus its own per-lcore caches. */
+	sheaf_tel_add_u64(d, "avail", rte_mempool_avail_count(mp));
+	sheaf_tel_add_u64(d, "in_use", rte_mempool_in_use_count(mp));
+}
+
+static int
+sheaf_telemetry_info(const char *cmd __rte_unused, const char *params,
+	struct rte_tel_data *d)
+{
+	return sheaf_telemetry_pool_cmd(params, d, sheaf_telemetry_info_fill);
+}
+
+static void
+sheaf_telemetry_stats_fill(const struct rte_mempool *mp,
+	struct rte_tel_data *d)
+{
+	struct rte_sheaf_stats st;
+	unsigned int k;
+
+	if (rte_sheaf_stats_get(mp, &st) < 0)
+		return;
+	for (k = 0; k < RTE_SHEAF_STAT_MAX; k++)
+		sheaf_tel_add_u64(d, rte_sheaf_stat_name(k), st.count[k]);
+}
+
+static int
+sheaf_telemetry_stats(const char *cmd __rte_unused, const char *params,
+	struct rte_tel_data *d)
+{
+	return sheaf_telemetry_pool_cmd(params, d, sheaf_telemetry_stats_fill);
+}
+
+RTE_INIT(sheaf_telemetry_register)
+{
+	rte_telemetry_register_cmd("/sheaf/list", sheaf_telemetry_list,
+		"Names of the sheaf mempools. Takes no parameters");
+	rte_telemetry_register_cmd("/sheaf/info", sheaf_telemetry_info,
+		"Sheaf pool configuration and object placement. Parameters: pool name");
+	rte_telemetry_register_cmd("/sheaf/stats", sheaf_telemetry_stats,
+		"Sheaf pool statistics, summed over lcores. Parameters: pool name");
+}
