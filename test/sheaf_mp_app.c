@@ -13,10 +13,13 @@
  *            lcore, marking each object it holds in a shared ownership
  *            table (a duplicate or foreign object fails the run), returns
  *            everything and reports done.
+ * secondary-kill: the same, then SIGKILLs itself with objects in its
+ *            lcore's sheaves, for the primary to take back.
  * Exit: 0 pass, 1 fail, 77 skip.
  */
 
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,7 +236,7 @@ main(int argc, char **argv)
 	argc -= ret;
 	argv += ret;
 	if (argc < 2) {
-		printf("usage: %s <EAL args> -- primary NB_SECONDARIES | secondary SECONDS\n",
+		printf("usage: %s <EAL args> -- primary NB_SECONDARIES | secondary[-kill] SECONDS\n",
 			argv[0]);
 		return 1;
 	}
@@ -263,6 +266,18 @@ main(int argc, char **argv)
 			__atomic_fetch_add(&ctl->failures, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&ctl->secondaries_done, 1,
 			__ATOMIC_RELEASE);
+		/* Die with objects in this lcore's sheaves and no clean-up:
+		 * the primary must take them back from the dead slot.
+		 */
+		if (ret == 0 && strcmp(argv[1], "secondary-kill") == 0) {
+			struct rte_sheaf_info info;
+
+			if (rte_sheaf_info_get(pool, &info) == 0)
+				printf("secondary %d killing itself, %u objects in lcore sheaves\n",
+					getpid(), info.in_lcores);
+			fflush(stdout);
+			raise(SIGKILL);
+		}
 	}
 	rte_eal_cleanup();
 	return ret == 0 ? 0 : 1;

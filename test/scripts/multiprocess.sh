@@ -5,7 +5,9 @@
 # A primary creates a sheaf pool and churns it on lcore 0; two secondaries
 # churn it meanwhile, one on lcore 1, then one on the primary's own lcore
 # id 0 but another CPU (its slot is the primary's: it must use the shared
-# tiers, in parallel with the primary using the slot). The primary then checks that
+# tiers, in parallel with the primary using the slot); last, one on lcore
+# 1 that SIGKILLs itself with objects in its sheaves. The primary then
+# gets the whole pool: it takes back what the dead process's slot held. The primary then checks that
 # the pool is whole and that every object comes back once. Secondary
 # processes need hugepage memory: skipped without it.
 #
@@ -24,9 +26,9 @@ new_file_prefix mp
 new_log multiprocess
 eal=(--file-prefix "$FILE_PREFIX" --no-pci --log-level=lib.eal:error)
 
-"$app" -l 0 "${eal[@]}" -- primary 2 > "$LOG.primary" 2>&1 &
+"$app" -l 0 "${eal[@]}" -- primary 3 > "$LOG.primary" 2>&1 &
 primary=$!
-CLEANUP+=("$LOG.primary" "$LOG.sec1" "$LOG.sec0")
+CLEANUP+=("$LOG.primary" "$LOG.sec1" "$LOG.sec0" "$LOG.kill")
 for _ in $(seq 1 300); do
 	grep -q "primary ready" "$LOG.primary" && break
 	kill -0 $primary 2>/dev/null || break
@@ -49,11 +51,17 @@ rc1=$?
 "$app" --lcores 0@1 --proc-type=secondary "${eal[@]}" -- secondary 1.5 \
 	> "$LOG.sec0" 2>&1
 rc0=$?
+# Killed (SIGKILL, no clean-up) with objects in lcore 1's sheaves.
+"$app" -l 1 --proc-type=secondary "${eal[@]}" -- secondary-kill 0.5 \
+	> "$LOG.kill" 2>&1
+rck=$?
 wait $primary; rcp=$?
-cat "$LOG.primary" "$LOG.sec1" "$LOG.sec0" >> "$LOG"
+cat "$LOG.primary" "$LOG.sec1" "$LOG.sec0" "$LOG.kill" >> "$LOG"
 grep -v '^EAL\|^TELEMETRY' "$LOG"
 [ $rc1 = 0 ] || fail "secondary on lcore 1 exited $rc1"
 [ $rc0 = 0 ] || fail "secondary on lcore 0 exited $rc0"
+[ $rck = 137 ] || fail "killed secondary exited $rck, expected 137 (SIGKILL)"
+grep -q "killing itself" "$LOG" || fail "the killed secondary did not run"
 [ $rcp = 0 ] || fail "primary exited $rcp"
 grep -q "pool whole" "$LOG" || fail "primary did not check the pool"
 echo "PASS"
