@@ -348,11 +348,8 @@ sheaf_flush_barns(struct sheaf_pool *sp)
 	rte_compiler_barrier();
 	if (lc != NULL)
 		lc->busy = 0;
-	if (bad != 0)
-		__atomic_fetch_add(&sp->shared_stat[RTE_SHEAF_STAT_FREE_INVALID],
-			bad, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&sp->shared_stat[RTE_SHEAF_STAT_FLUSH_OTHER], n,
-		__ATOMIC_RELAXED);
+	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, bad);
+	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FLUSH_OTHER, n);
 	return n;
 }
 
@@ -617,8 +614,7 @@ rte_sheaf_free_deferred_bulk(struct rte_mempool *mp, void * const *objs,
 	if (n == 0)
 		return 0;
 	if (sheaf_validate_on(sp) && sheaf_validate_put_all(sp, objs, n) < 0) {
-		__atomic_fetch_add(&sp->shared_stat[RTE_SHEAF_STAT_FREE_INVALID],
-			1, __ATOMIC_RELAXED);
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, 1);
 		rte_errno = EINVAL;
 		return -EINVAL;
 	}

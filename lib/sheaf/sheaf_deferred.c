@@ -58,11 +58,7 @@ static void
 sheaf_rcu_stat(const struct sheaf_rcu_ctx *c, enum rte_sheaf_stat id,
 	uint64_t v)
 {
-	if (c->lc != NULL)
-		c->lc->stat[id] += v;
-	else
-		__atomic_fetch_add(&c->sp->shared_stat[id], v,
-			__ATOMIC_RELAXED);
+	sheaf_stat_add(c->sp, c->lc, id, v);
 }
 
 /* Mark what the holder of c->lc is in (see sheaf_lcore.c, re-entrance). */

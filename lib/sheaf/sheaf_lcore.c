@@ -206,13 +206,6 @@ sheaf_busy_clear(struct sheaf_lcore *lc, uint32_t bit)
 	lc->busy &= ~bit;
 }
 
-static inline void
-sheaf_stat_shared(struct sheaf_pool *sp, enum rte_sheaf_stat id, uint64_t v)
-{
-	/* Shared by all threads without a slot: a relaxed counter. */
-	__atomic_fetch_add(&sp->shared_stat[id], v, __ATOMIC_RELAXED);
-}
-
 /*
  * A failed dequeue must leave the caller's table as it was: DPDK's cache
  * refill dequeues into its own object array and, on failure, keeps using
@@ -302,7 +295,7 @@ sheaf_depot_leave(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 		sheaf_busy_clear(lc, SHEAF_BUSY_DEPOT);
 	}
 	if (bad != 0)
-		sheaf_stat_shared(sp, RTE_SHEAF_STAT_FREE_INVALID, bad);
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, bad);
 }
 
 /* Free objects to the slabs from the owner, under the depot mark. */
@@ -371,38 +364,26 @@ sheaf_lcore_trade_count(struct sheaf_lcore *lc, uint32_t dir, int spare_ok)
 }
 
 /*
- * Trade the lcore's empty sheaves (main, and the spare if it is empty too
- * and the flow is one-way) for full ones. Returns the count traded; main
- * then holds a full sheaf.
+ * Trade with barn b in direction dir: the lcore's empty sheaves for full
+ * ones (SHEAF_TRADE_GET) or its full sheaves for empty ones
+ * (SHEAF_TRADE_PUT); main, and the spare too when it is in the same state
+ * and the flow is one-way. Returns the count traded; main then holds
+ * what the barn gave.
  */
 static unsigned int
-sheaf_lcore_trade_empty(struct sheaf_pool *sp, struct sheaf_lcore *lc,
-	uint32_t b)
+sheaf_lcore_trade(struct sheaf_pool *sp, struct sheaf_lcore *lc, uint32_t b,
+	uint32_t dir)
 {
 	struct sheaf *give[2] = { lc->main, lc->spare }, *got[2];
-	unsigned int k = sheaf_lcore_trade_count(lc, SHEAF_TRADE_GET,
-		lc->spare->size == 0), g;
+	uint32_t spare_same = dir == SHEAF_TRADE_GET ? 0 : lc->spare->capacity;
+	unsigned int k = sheaf_lcore_trade_count(lc, dir,
+		lc->spare->size == spare_same), g;
 
 	sheaf_busy_set(lc, SHEAF_BUSY_BARN);
-	g = sheaf_barn_replace_empty(sp, b, give, k, got);
-	sheaf_busy_clear(lc, SHEAF_BUSY_BARN);
-	if (g >= 1)
-		lc->main = got[0];
-	if (g == 2)
-		lc->spare = got[1];
-	return g;
-}
-
-/* The same for full sheaves; main then is empty. */
-static unsigned int
-sheaf_lcore_trade_full(struct sheaf_pool *sp, struct sheaf_lcore *lc)
-{
-	struct sheaf *give[2] = { lc->main, lc->spare }, *got[2];
-	unsigned int k = sheaf_lcore_trade_count(lc, SHEAF_TRADE_PUT,
-		lc->spare->size == lc->spare->capacity), g;
-
-	sheaf_busy_set(lc, SHEAF_BUSY_BARN);
-	g = sheaf_barn_replace_full(sp, lc->barn, give, k, got);
+	if (dir == SHEAF_TRADE_GET)
+		g = sheaf_barn_replace_empty(sp, b, give, k, got);
+	else
+		g = sheaf_barn_replace_full(sp, b, give, k, got);
 	sheaf_busy_clear(lc, SHEAF_BUSY_BARN);
 	if (g >= 1)
 		lc->main = got[0];
@@ -429,7 +410,7 @@ sheaf_lcore_refill_main(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 	g = sheaf_deferred_refill(sp, lc);
 	if (g != 0)
 		return g;
-	g = sheaf_lcore_trade_empty(sp, lc, lc->barn);
+	g = sheaf_lcore_trade(sp, lc, lc->barn, SHEAF_TRADE_GET);
 	if (g != 0) {
 		lc->stat[RTE_SHEAF_STAT_BARN_GET] += g;
 		return lc->main->size;
@@ -446,8 +427,8 @@ sheaf_lcore_refill_main(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 
 	/* Last resort, off-socket: full sheaves in other barns. */
 	for (i = 1; i < sp->nb_barns; i++) {
-		g = sheaf_lcore_trade_empty(sp, lc,
-			(lc->barn + i) % sp->nb_barns);
+		g = sheaf_lcore_trade(sp, lc,
+			(lc->barn + i) % sp->nb_barns, SHEAF_TRADE_GET);
 		if (g != 0) {
 			lc->stat[RTE_SHEAF_STAT_BARN_GET] += g;
 			return lc->main->size;
@@ -469,7 +450,7 @@ sheaf_lcore_spill_main(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 		lc->stat[RTE_SHEAF_STAT_SWAP]++;
 		return;
 	}
-	g = sheaf_lcore_trade_full(sp, lc);
+	g = sheaf_lcore_trade(sp, lc, lc->barn, SHEAF_TRADE_PUT);
 	if (g != 0) {
 		lc->stat[RTE_SHEAF_STAT_BARN_PUT] += g;
 		return;
@@ -610,9 +591,9 @@ sheaf_shared_get(struct sheaf_pool *sp, struct sheaf_lcore *lc, void **objs,
 	unsigned int got = 0;
 
 	if (sheaf_shared_is_reentry(lc))
-		sheaf_stat_shared(sp, RTE_SHEAF_STAT_REENTRANT, 1);
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_REENTRANT, 1);
 	if (sheaf_undo_init(&undo, sp, n) < 0) {
-		sheaf_stat_shared(sp, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
 		return -ENOBUFS;
 	}
 	sheaf_undo_save(&undo, objs, 0, n);
@@ -628,13 +609,13 @@ sheaf_shared_get(struct sheaf_pool *sp, struct sheaf_lcore *lc, void **objs,
 		got += sheaf_slab_alloc_bulk(sp, home, objs + got, n - got);
 	if (got == n) {
 		sheaf_undo_fini(&undo);
-		sheaf_stat_shared(sp, RTE_SHEAF_STAT_ALLOC_SLOW, n);
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_ALLOC_SLOW, n);
 		return 0;
 	}
 	sheaf_shared_put(sp, lc, objs, got);
 	sheaf_undo_restore(&undo, objs, got);
 	sheaf_undo_fini(&undo);
-	sheaf_stat_shared(sp, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
+	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
 	return -ENOBUFS;
 }
 
@@ -682,16 +663,16 @@ sheaf_shared_put(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 		return;
 	}
 	if (sheaf_shared_is_reentry(lc))
-		sheaf_stat_shared(sp, RTE_SHEAF_STAT_REENTRANT, 1);
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_REENTRANT, 1);
 	if (lc != NULL && (lc->busy & SHEAF_BUSY_DEPOT)) {
 		sheaf_shared_park(sp, lc, objs, n);
-		sheaf_stat_shared(sp, RTE_SHEAF_STAT_FREE_SLOW, n);
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_SLOW, n);
 		return;
 	}
 	bad = sheaf_slab_free_bulk(sp, objs, n);
-	sheaf_stat_shared(sp, RTE_SHEAF_STAT_FREE_SLOW, n - bad);
+	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_SLOW, n - bad);
 	if (bad != 0)
-		sheaf_stat_shared(sp, RTE_SHEAF_STAT_FREE_INVALID, bad);
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, bad);
 }
 
 /*
@@ -810,7 +791,7 @@ sheaf_lcore_steal(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 		}
 	}
 	sheaf_depot_leave(sp, lc);
-	sheaf_stat_shared(sp, RTE_SHEAF_STAT_STEAL, n);
+	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_STEAL, n);
 release:
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		if (marked[i / 32] & (1u << (i % 32)))

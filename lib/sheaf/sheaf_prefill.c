@@ -90,12 +90,7 @@ static void
 sheaf_prefill_stat(const struct sheaf_prefill_ctx *c, enum rte_sheaf_stat id,
 	uint64_t v)
 {
-	if (c->lc != NULL)
-		c->lc->stat[id] += v;
-	else
-		/* Shared by threads without a slot: a relaxed counter. */
-		__atomic_fetch_add(&c->sp->shared_stat[id], v,
-			__ATOMIC_RELAXED);
+	sheaf_stat_add(c->sp, c->lc, id, v);
 }
 
 /*

@@ -237,6 +237,21 @@ sheaf_pool_of(const struct rte_mempool *mp)
 	return (struct sheaf_pool *)mp->pool_data;
 }
 
+/*
+ * Count v for item id: in the holder's slot (plain, owner only) when the
+ * caller holds one, else in the counters shared by threads without a slot
+ * (a relaxed atomic: counters only).
+ */
+static inline void
+sheaf_stat_add(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+	enum rte_sheaf_stat id, uint64_t v)
+{
+	if (lc != NULL)
+		lc->stat[id] += v;
+	else
+		__atomic_fetch_add(&sp->shared_stat[id], v, __ATOMIC_RELAXED);
+}
+
 /* Arena sheaf number i. */
 static inline struct sheaf *
 sheaf_arena_get(const struct sheaf_pool *sp, uint32_t i)
