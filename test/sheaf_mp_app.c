@@ -156,7 +156,7 @@ run_secondary(struct mp_ctl *ctl, double seconds)
 }
 
 static int
-run_primary(struct mp_ctl *ctl, unsigned int nb_secondaries)
+run_primary(struct mp_ctl *ctl, const char *go_file)
 {
 	static void *all[POOL_N + 1];
 	void *held[HELD];
@@ -175,13 +175,15 @@ run_primary(struct mp_ctl *ctl, unsigned int nb_secondaries)
 	if (build_index() < 0)
 		return -1;
 	deadline = rte_get_tsc_cycles() + 60 * rte_get_tsc_hz();
-	while (__atomic_load_n(&ctl->secondaries_done, __ATOMIC_ACQUIRE) <
-			nb_secondaries) {
+	/* The script creates go_file once every secondary has exited: one
+	 * that could not attach never reaches the shared counters.
+	 */
+	while (access(go_file, F_OK) != 0) {
 		void *burst[MAX_BULK];
 		unsigned int n = 1 + rand() % MAX_BULK;
 
 		if (rte_get_tsc_cycles() > deadline) {
-			printf("FAILED: secondaries not done after 60 s\n");
+			printf("FAILED: no go from the script after 60 s\n");
 			return -1;
 		}
 		if (rte_mempool_get_bulk(pool, burst, n) == 0) {
@@ -193,6 +195,8 @@ run_primary(struct mp_ctl *ctl, unsigned int nb_secondaries)
 		sched_yield();
 	}
 	rte_mempool_put_bulk(pool, held, HELD);
+	printf("primary: %u secondaries done\n",
+		__atomic_load_n(&ctl->secondaries_done, __ATOMIC_ACQUIRE));
 	if (__atomic_load_n(&ctl->failures, __ATOMIC_RELAXED) != 0) {
 		printf("FAILED: a secondary reported a failure\n");
 		return -1;
@@ -236,7 +240,7 @@ main(int argc, char **argv)
 	argc -= ret;
 	argv += ret;
 	if (argc < 2) {
-		printf("usage: %s <EAL args> -- primary NB_SECONDARIES | secondary[-kill] SECONDS\n",
+		printf("usage: %s <EAL args> -- primary GO_FILE | secondary[-kill] SECONDS\n",
 			argv[0]);
 		return 1;
 	}
@@ -251,7 +255,7 @@ main(int argc, char **argv)
 		}
 		ctl = mz->addr;
 		memset(ctl, 0, sizeof(*ctl));
-		ret = run_primary(ctl, atoi(argv[2]));
+		ret = run_primary(ctl, argv[2]);
 	} else {
 		pool = rte_mempool_lookup(POOL_NAME);
 		mz = rte_memzone_lookup(CTL_NAME);

@@ -26,9 +26,11 @@ new_file_prefix mp
 new_log multiprocess
 eal=(--file-prefix "$FILE_PREFIX" --no-pci --log-level=lib.eal:error)
 
-"$app" -l 0 "${eal[@]}" -- primary 3 > "$LOG.primary" 2>&1 &
+go=$LOG.go
+CLEANUP+=("$LOG.primary" "$LOG.sec1" "$LOG.sec0" "$LOG.kill" "$go")
+rm -f "$go"
+"$app" -l 0 "${eal[@]}" -- primary "$go" > "$LOG.primary" 2>&1 &
 primary=$!
-CLEANUP+=("$LOG.primary" "$LOG.sec1" "$LOG.sec0" "$LOG.kill")
 for _ in $(seq 1 300); do
 	grep -q "primary ready" "$LOG.primary" && break
 	kill -0 $primary 2>/dev/null || break
@@ -42,26 +44,46 @@ if ! grep -q "primary ready" "$LOG.primary"; then
 	fail "primary did not start"
 fi
 
+# run_secondary OUT LCORE-ARGS... -- MODE SECONDS: a secondary attaches
+# only where it can map the primary's memory at the same addresses; with
+# ASan's shadow mappings in the way that fails now and then (EAL init,
+# exit 77): try once more before giving up.
+attach_failed=0
+run_secondary() {
+	local out=$1 rc
+	shift
+	for _ in 1 2; do
+		"$app" --proc-type=secondary "${eal[@]}" "$@" > "$out" 2>&1
+		rc=$?
+		[ $rc = 77 ] || break
+		info "a secondary could not attach: $(grep ^SKIP "$out")"
+	done
+	[ $rc = 77 ] && attach_failed=1
+	return $rc
+}
+
 # One after the other, so that each CPU runs one busy process besides
 # the primary, which yields: first lcore 1, then lcore 0 on CPU 1, in
 # parallel with the primary using lcore 0 on CPU 0.
-"$app" -l 1 --proc-type=secondary "${eal[@]}" -- secondary 1.5 \
-	> "$LOG.sec1" 2>&1
+run_secondary "$LOG.sec1" -l 1 -- secondary 1.5
 rc1=$?
-"$app" --lcores 0@1 --proc-type=secondary "${eal[@]}" -- secondary 1.5 \
-	> "$LOG.sec0" 2>&1
+run_secondary "$LOG.sec0" --lcores 0@1 -- secondary 1.5
 rc0=$?
 # Killed (SIGKILL, no clean-up) with objects in lcore 1's sheaves.
-"$app" -l 1 --proc-type=secondary "${eal[@]}" -- secondary-kill 0.5 \
-	> "$LOG.kill" 2>&1
+run_secondary "$LOG.kill" -l 1 -- secondary-kill 0.5
 rck=$?
+touch "$go"
 wait $primary; rcp=$?
 cat "$LOG.primary" "$LOG.sec1" "$LOG.sec0" "$LOG.kill" >> "$LOG"
 grep -v '^EAL\|^TELEMETRY' "$LOG"
+[ $attach_failed = 0 ] ||
+	skip "a secondary could not map the primary's memory twice in a row"
 [ $rc1 = 0 ] || fail "secondary on lcore 1 exited $rc1"
 [ $rc0 = 0 ] || fail "secondary on lcore 0 exited $rc0"
 [ $rck = 137 ] || fail "killed secondary exited $rck, expected 137 (SIGKILL)"
 grep -q "killing itself" "$LOG" || fail "the killed secondary did not run"
 [ $rcp = 0 ] || fail "primary exited $rcp"
+grep -q "primary: 3 secondaries done" "$LOG" ||
+	fail "the primary did not see the 3 secondaries finish"
 grep -q "pool whole" "$LOG" || fail "primary did not check the pool"
 echo "PASS"
