@@ -126,3 +126,64 @@ set_plugin() {
 eal_out_of_memory() {
 	grep -qE 'Cannot init memory|Not enough memory available|Cannot get hugepage information' "$1"
 }
+
+# Interactive dpdk-testpmd, driven through a FIFO.
+# testpmd_start BIN LOG SECONDS ARGS...: start it in the background (killed
+# after SECONDS), its output in LOG; sets TESTPMD_PID and keeps the FIFO
+# open on fd 3 so that testpmd sees no EOF. TESTPMD_HUGE=1 turns an EAL
+# hugepage shortage into a skip.
+testpmd_start() {
+	local bin=$1 limit=$3 work stdbuf=()
+	TESTPMD_LOG=$2
+	shift 3
+	work=$(mktemp -d /tmp/sheaf-testpmd.XXXXXX)
+	CLEANUP+=("$work")
+	mkfifo "$work/in"
+	# Line-buffered stdout keeps testpmd's printf output in order with
+	# the prompts its command line writes directly.
+	command -v stdbuf > /dev/null && stdbuf=(stdbuf -oL -eL)
+	echo "run: $bin $*"
+	timeout -k 10 "$limit" "${stdbuf[@]}" "$bin" "$@" \
+		< "$work/in" > "$TESTPMD_LOG" 2>&1 &
+	TESTPMD_PID=$!
+	exec 3> "$work/in"
+}
+testpmd_prompts() { grep -o 'testpmd> ' "$TESTPMD_LOG" | wc -l; }
+# Wait until testpmd shows more than $1 prompts, i.e. is done with the
+# last command; fail after $2 seconds or if testpmd exited.
+testpmd_wait() {
+	local n=$1 t=$(( $2 * 10 )) rc
+	while [ "$(testpmd_prompts)" -le "$n" ]; do
+		if ! kill -0 "$TESTPMD_PID" 2> /dev/null; then
+			wait "$TESTPMD_PID"
+			rc=$?
+			if [ "${TESTPMD_HUGE:-0}" = 1 ] &&
+					eal_out_of_memory "$TESTPMD_LOG"; then
+				show_log "$TESTPMD_LOG" 10
+				skip "EAL could not get its hugepage memory"
+			fi
+			show_log "$TESTPMD_LOG"
+			fail "testpmd exited early with status $rc"
+		fi
+		t=$((t - 1))
+		if [ $t -le 0 ]; then
+			kill "$TESTPMD_PID" 2> /dev/null
+			show_log "$TESTPMD_LOG"
+			fail "testpmd did not answer within $2 s"
+		fi
+		sleep 0.1
+	done
+}
+# Send a command and wait for testpmd to be done with it.
+testpmd_cmd() {
+	local n
+	n=$(testpmd_prompts)
+	echo "$1" >&3
+	testpmd_wait "$n" "${2:-30}"
+}
+# Quit testpmd and return its exit status.
+testpmd_quit() {
+	echo quit >&3
+	exec 3>&-
+	wait "$TESTPMD_PID"
+}

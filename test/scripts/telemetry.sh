@@ -33,32 +33,11 @@ new_log telemetry
 log=$LOG
 work=$(mktemp -d /tmp/sheaf-telemetry.XXXXXX)
 CLEANUP+=("$work")
-mkfifo "$work/in"
-stdbuf=()
-command -v stdbuf > /dev/null && stdbuf=(stdbuf -oL -eL)
 args=(-l 0-1 --file-prefix "$FILE_PREFIX" --no-pci --no-huge -m 1024
 	--vdev net_null0 --vdev net_null1 -d "$PLUGIN"
 	--mbuf-pool-ops-name sheaf
 	-- -i --forward-mode=io --total-num-mbufs="$mbufs" --mbcache=0)
-echo "run: $bin ${args[*]}"
-timeout -k 10 120 "${stdbuf[@]}" "$bin" "${args[@]}" < "$work/in" \
-	> "$log" 2>&1 &
-pid=$!
-exec 3> "$work/in"
-
-prompts() { grep -o 'testpmd> ' "$log" | wc -l; }
-wait_prompt() {
-	local n=$1 t=$(( $2 * 10 ))
-	while [ "$(prompts)" -le "$n" ]; do
-		kill -0 $pid 2> /dev/null ||
-			{ show_log "$log"; fail "testpmd exited early"; }
-		t=$((t - 1))
-		[ $t -gt 0 ] ||
-			{ kill $pid; show_log "$log"; fail "testpmd did not answer"; }
-		sleep 0.1
-	done
-}
-cmd() { local n; n=$(prompts); echo "$1" >&3; wait_prompt "$n" 30; }
+testpmd_start "$bin" "$log" 120 "${args[@]}"
 
 # query NAME: run the sheaf commands through dpdk-telemetry.py, one JSON
 # reply per line, into $work/NAME.json.
@@ -71,15 +50,13 @@ query() {
 	echo "--- $1"; cat "$work/$1.json"
 }
 
-wait_prompt 0 60
-cmd start
+testpmd_wait 0 60
+testpmd_cmd start
 sleep 1
 query running
-cmd stop
+testpmd_cmd stop
 query stopped
-echo quit >&3
-exec 3>&-
-wait $pid || { show_log "$log"; fail "testpmd exited with an error"; }
+testpmd_quit || { show_log "$log"; fail "testpmd exited with an error"; }
 
 python3 - "$work" "$pool" "$mbufs" <<'PY' || fail "telemetry replies wrong"
 import json, sys

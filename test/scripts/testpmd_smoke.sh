@@ -49,65 +49,18 @@ args+=(-- -i --forward-mode=io --total-num-mbufs="$mbufs")
 
 new_log "testpmd-$mode-cache-$cache"
 log=$LOG
-work=$(mktemp -d /tmp/sheaf-testpmd.XXXXXX)
-CLEANUP+=("$work")
-mkfifo "$work/in"
+[ "$mode" = huge ] && TESTPMD_HUGE=1
+testpmd_start "$bin" "$log" "${SHEAF_RUN_TIMEOUT:-150}" "${args[@]}"
 
-# Line-buffered stdout keeps testpmd's printf output in order with the
-# prompts its command line writes directly.
-stdbuf=()
-command -v stdbuf > /dev/null && stdbuf=(stdbuf -oL -eL)
-echo "run: $bin ${args[*]}"
-timeout -k 10 "${SHEAF_RUN_TIMEOUT:-150}" "${stdbuf[@]}" "$bin" "${args[@]}" \
-	< "$work/in" > "$log" 2>&1 &
-pid=$!
-# Hold the FIFO open for writing until the end: testpmd sees no EOF.
-exec 3> "$work/in"
-
-prompts() { grep -o 'testpmd> ' "$log" | wc -l; }
-# Wait until testpmd shows more than $1 prompts, i.e. is done with the
-# last command; fail after $2 seconds or if testpmd exited.
-wait_prompt() {
-	local n=$1 t=$(( $2 * 10 ))
-	while [ "$(prompts)" -le "$n" ]; do
-		if ! kill -0 $pid 2> /dev/null; then
-			wait $pid
-			local rc=$?
-			if [ "$mode" = huge ] && eal_out_of_memory "$log"; then
-				show_log "$log" 10
-				skip "EAL could not get its hugepage memory"
-			fi
-			show_log "$log"
-			fail "testpmd exited early with status $rc"
-		fi
-		t=$((t - 1))
-		if [ $t -le 0 ]; then
-			kill $pid 2> /dev/null
-			show_log "$log"
-			fail "testpmd did not answer within $2 s"
-		fi
-		sleep 0.1
-	done
-}
-# Send a command and wait for testpmd to be done with it.
-cmd() {
-	local n
-	n=$(prompts)
-	echo "$1" >&3
-	wait_prompt "$n" "${2:-30}"
-}
-
-wait_prompt 0 120
-cmd start
+testpmd_wait 0 120
+testpmd_cmd start
 sleep "$fwd_s"
 stop_at=$(wc -l < "$log")
-cmd stop
-cmd "show port stats all"
-cmd dump_mempool
+testpmd_cmd stop
+testpmd_cmd "show port stats all"
+testpmd_cmd dump_mempool
 dump_at=$(grep -n "mempool <$pool>" "$log" | tail -n 1 | cut -d: -f1)
-echo quit >&3
-exec 3>&-
-wait $pid
+testpmd_quit
 rc=$?
 [ $rc -eq 0 ] || { show_log "$log"; fail "testpmd exited with status $rc"; }
 
