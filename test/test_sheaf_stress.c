@@ -15,7 +15,8 @@
  *
  * Variants: run-to-completion churn and the pipeline model (one lcore
  * allocates, the other frees, through an rte_ring), with and without
- * DPDK's own cache, with default and tiny sheaves.
+ * DPDK's own cache, with default and tiny sheaves; and one where every
+ * allocation must succeed while the other lcore frees (reachability).
  *
  * SHEAF_STRESS_MS in the environment sets each variant's run time in
  * milliseconds (default 1600), for longer runs by hand.
@@ -680,6 +681,80 @@ test_churn_registered_thread(void)
 	return run_variant(&v);
 }
 
+/*
+ * DPDK's mbuf refcnt test, distilled: the main lcore allocates the pool
+ * size in objects, one at a time, each sent by ring to the worker, which
+ * frees it at once. The objects not yet allocated are all in the pool, so
+ * every allocation must succeed, even those that find the free objects
+ * in the worker's sheaves while the worker is inside a free.
+ */
+#define REACH_N 64
+
+static int
+reach_worker(void *arg __rte_unused)
+{
+	void *obj;
+
+	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE) || !rte_ring_empty(ring))
+		if (rte_ring_dequeue(ring, &obj) == 0)
+			rte_mempool_put(pool, obj);
+	return 0;
+}
+
+static int
+test_reachable_while_freeing(void)
+{
+	static const struct rte_sheaf_config cfg = { .capacity = 0 };
+	uint64_t end, rounds = 0;
+	unsigned int i, avail;
+	int ret = TEST_SUCCESS;
+	void *obj;
+
+	pool = rte_sheaf_pool_create("ss_reach", REACH_N, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	ring = rte_ring_create("ss_reach_ring", REACH_N * 2, SOCKET_ID_ANY,
+		RING_F_SP_ENQ | RING_F_SC_DEQ);
+	RTE_TEST_ASSERT_NOT_NULL(ring, "ring create: %s",
+		rte_strerror(rte_errno));
+	stop = 0;
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(reach_worker, NULL,
+		worker), "launch");
+	end = rte_get_timer_cycles() + rte_get_timer_hz() * run_ms / 4000;
+	while (ret == TEST_SUCCESS && rte_get_timer_cycles() < end) {
+		/* The previous round's frees are done: all objects are back. */
+		while (rte_mempool_avail_count(pool) != REACH_N)
+			rte_pause();
+		for (i = 0; i < REACH_N; i++) {
+			if (rte_mempool_get(pool, &obj) != 0) {
+				printf("round %" PRIu64 ": allocation %u of %u failed, avail %u\n",
+					rounds, i + 1, REACH_N,
+					rte_mempool_avail_count(pool));
+				ret = TEST_FAILED;
+				break;
+			}
+			if (rte_ring_enqueue(ring, obj) != 0) {
+				rte_mempool_put(pool, obj);
+				ret = TEST_FAILED;
+				break;
+			}
+		}
+		rounds++;
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	rte_eal_wait_lcore(worker);
+	printf("    %" PRIu64 " rounds of %u allocations\n", rounds, REACH_N);
+	print_stats();
+	if (ret != TEST_SUCCESS)
+		return ret;
+	RTE_TEST_ASSERT(rounds > 1, "%" PRIu64 " rounds", rounds);
+	/* The worker's sheaves are within reach of this lcore too. */
+	avail = rte_mempool_avail_count(pool);
+	SHEAF_TEST_ASSERT_INT(avail, REACH_N, "avail_count at the end");
+	return TEST_SUCCESS;
+}
+
 static int
 suite_setup(void)
 {
@@ -703,6 +778,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(NULL, teardown, test_churn_pthread_tiny),
 	SHEAF_TEST_CASE_ST(NULL, teardown, test_churn_pthread_cache_default),
 	SHEAF_TEST_CASE_ST(NULL, teardown, test_churn_registered_thread),
+	SHEAF_TEST_CASE_ST(NULL, teardown, test_reachable_while_freeing),
 	SHEAF_TEST_CASES_END
 };
 

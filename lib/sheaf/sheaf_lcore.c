@@ -522,8 +522,13 @@ retry:
 		}
 	} while (sheaf_lcore_refill_main(sp, lc) != 0);
 
-	/* Objects stranded on idle lcores: take them back, try once more. */
-	if (!stolen && sheaf_lcore_steal(sp, lc) != 0) {
+	/*
+	 * Objects stranded on idle lcores: take them back, try once more,
+	 * even if the take-back found none: an owner it waited for may have
+	 * sent its sheaves to the barn or the slabs meanwhile.
+	 */
+	if (!stolen) {
+		sheaf_lcore_steal(sp, lc);
 		stolen = 1;
 		goto retry;
 	}
@@ -605,8 +610,13 @@ sheaf_shared_get(struct sheaf_pool *sp, struct sheaf_lcore *lc, void **objs,
 	if (got < n && !(busy & SHEAF_BUSY_BARN))
 		got += sheaf_shared_take_barns(sp, home, objs + got, n - got);
 	/* Not from a signal handler: a thief takes the depot lock. */
-	if (got < n && busy == 0 && sheaf_lcore_steal(sp, lc) != 0)
+	if (got < n && busy == 0) {
+		sheaf_lcore_steal(sp, lc);
 		got += sheaf_slab_alloc_bulk(sp, home, objs + got, n - got);
+		if (got < n)
+			got += sheaf_shared_take_barns(sp, home, objs + got,
+				n - got);
+	}
 	if (got == n) {
 		sheaf_undo_fini(&undo);
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_ALLOC_SLOW, n);
@@ -718,6 +728,46 @@ sheaf_lcore_owner_dead(const struct sheaf_lcore *v)
 		kill((pid_t)owner, 0) != 0 && errno == ESRCH;
 }
 
+/*
+ * After the thief's membarrier(): wait for the live owners caught inside a
+ * call (an owner freeing while another lcore runs dry is the common case;
+ * a fast path lasts nanoseconds, but the owner may be preempted there).
+ * Those still inside after 1/SHEAF_STEAL_WAIT_DIV s, or all still inside
+ * once another thief has marked the caller's own slot lc (two thieves
+ * waiting on each other), are cleared from marked, their marks released.
+ */
+static void
+sheaf_steal_wait(struct sheaf_pool *sp, const struct sheaf_lcore *lc,
+	uint32_t *marked, const uint32_t *dead, uint64_t start)
+{
+	uint64_t end = start + rte_get_tsc_hz() / SHEAF_STEAL_WAIT_DIV;
+	unsigned int i, left;
+	int give_up;
+
+	do {
+		left = 0;
+		give_up = rte_get_tsc_cycles() >= end || (lc != NULL &&
+			__atomic_load_n(&lc->steal, __ATOMIC_RELAXED) != 0);
+		for (i = 0; i < RTE_MAX_LCORE; i++) {
+			uint32_t bit = 1u << (i % 32);
+
+			if (!(marked[i / 32] & bit) || (dead[i / 32] & bit) ||
+					__atomic_load_n(&sp->lcore[i].busy,
+						__ATOMIC_RELAXED) == 0)
+				continue;
+			if (!give_up) {
+				left++;
+				continue;
+			}
+			marked[i / 32] &= ~bit;
+			__atomic_store_n(&sp->lcore[i].steal, 0,
+				__ATOMIC_RELEASE);
+		}
+		if (left != 0)
+			rte_pause();
+	} while (left != 0);
+}
+
 unsigned int
 sheaf_lcore_steal(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 {
@@ -757,6 +807,12 @@ sheaf_lcore_steal(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 		return 0;
 	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) != 0)
 		goto release;
+	/*
+	 * Wait, not holding any lock, for owners caught inside a call: theirs
+	 * started before the membarrier(), every later one sees the mark, so
+	 * busy seen 0 once means the slot is ours until the mark goes.
+	 */
+	sheaf_steal_wait(sp, lc, marked, dead, now);
 	sheaf_depot_enter(lc);
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		struct sheaf_lcore *v = &sp->lcore[i];
@@ -765,11 +821,9 @@ sheaf_lcore_steal(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 		/*
 		 * A dead owner's slot is taken even if it died inside a call:
 		 * its sheaves are whole but for the objects of that call, which
-		 * died with it.
+		 * died with it (sheaf_steal_wait() kept its mark).
 		 */
-		if (!(marked[i / 32] & (1u << (i % 32))) ||
-				(__atomic_load_n(&v->busy, __ATOMIC_RELAXED) != 0 &&
-				!(dead[i / 32] & (1u << (i % 32)))))
+		if (!(marked[i / 32] & (1u << (i % 32))))
 			continue;
 		/*
 		 * The owner is outside and stays out: its slot is ours. Its

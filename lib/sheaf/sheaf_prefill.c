@@ -273,9 +273,14 @@ sheaf_prefill_load(const struct sheaf_prefill_ctx *c, struct sheaf *s,
 		got += sheaf_prefill_from_barns(c, &s->objs[got], max - got);
 	if (got < min)
 		got += sheaf_prefill_from_slabs(c, &s->objs[got], max - got);
-	/* Objects stranded on idle lcores: take them back, once. */
-	if (got < min && sheaf_lcore_steal(c->sp, c->lc) != 0)
+	/* Objects stranded on idle lcores: take them back, look once more. */
+	if (got < min) {
+		sheaf_lcore_steal(c->sp, c->lc);
 		got += sheaf_prefill_from_slabs(c, &s->objs[got], max - got);
+		if (got < min)
+			got += sheaf_prefill_from_barns(c, &s->objs[got],
+				max - got);
+	}
 	if (got < min) {
 		sheaf_prefill_to_tiers(c, &s->objs[from], got - from);
 		sheaf_prefill_stat(c, RTE_SHEAF_STAT_PREFILL_FAIL, 1);

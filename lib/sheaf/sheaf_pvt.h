@@ -56,6 +56,12 @@ extern uint32_t sheaf_proc_id;
  */
 #define SHEAF_STEAL_BACKOFF_DIV 1000
 
+/*
+ * A thief waits up to 1/SHEAF_STEAL_WAIT_DIV s (10 ms) for an owner caught
+ * inside a call to leave it: long enough for an owner preempted there.
+ */
+#define SHEAF_STEAL_WAIT_DIV 100
+
 /* Objects a re-entrant free may park on its lcore (see sheaf_lcore.c). */
 #define SHEAF_STASH_OBJS 32
 
