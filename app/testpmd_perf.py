@@ -18,15 +18,58 @@ Exit: 0, or 1 when a run failed to forward.
 """
 
 import argparse
+import atexit
 import csv
 import os
 import re
+import shutil
+import stat
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 RX_RE = re.compile(r"RX-packets:\s+(\d+)")
+
+
+def world_writable(path):
+    return bool(os.stat(path).st_mode & stat.S_IWOTH)
+
+
+def eal_plugin(so):
+    """A -d path for so that EAL accepts, and the environment to run with.
+
+    EAL refuses a plugin when the file or a directory above it is
+    world-writable (a checkout under /tmp): then load a copy from a
+    private directory, finding the library it links through
+    LD_LIBRARY_PATH.
+    """
+    so = os.path.abspath(so)
+    env = dict(os.environ)
+    d = so
+    while not world_writable(d):
+        if d == "/":
+            return so, env
+        d = os.path.dirname(d)
+    for base in ("/run", os.path.expanduser("~"), "/var/lib"):
+        if (os.path.isdir(base) and os.access(base, os.W_OK)
+                and not world_writable(base)):
+            break
+    else:
+        sys.exit("testpmd_perf: %s is world-writable and there is no private"
+                 " directory to copy %s to" % (d, so))
+    tmp = tempfile.mkdtemp(prefix="sheaf-plugin.", dir=base)
+    atexit.register(shutil.rmtree, tmp, True)
+    copy = os.path.join(tmp, os.path.basename(so))
+    shutil.copy(so, copy)
+    libdir = os.path.join(os.path.dirname(os.path.dirname(so)), "lib", "sheaf")
+    if os.path.isdir(libdir):
+        env["LD_LIBRARY_PATH"] = ":".join(
+            x for x in (libdir, env.get("LD_LIBRARY_PATH", "")) if x)
+    sys.stderr.write("testpmd_perf: %s is world-writable, EAL would refuse "
+                     "%s: loading a copy, %s\n" % (d, so, copy))
+    return copy, env
 
 
 def run_once(args, ops, cache, prefix):
@@ -39,13 +82,14 @@ def run_once(args, ops, cache, prefix):
     else:
         eal += ["--huge-unlink"]
     if args.plugin:
-        eal += ["-d", os.path.abspath(args.plugin)]
+        eal += ["-d", args.plugin]
     app = ["--", "-i", "--forward-mode=io"]
     if cache != "default":
         app.append("--mbcache=%s" % cache)
     proc = subprocess.Popen([args.testpmd] + eal + app,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True,
+                            env=args.env)
 
     def send(cmd):
         proc.stdin.write(cmd + "\n")
@@ -62,9 +106,11 @@ def run_once(args, ops, cache, prefix):
         send("stop")
         send("quit")
         out, _ = proc.communicate(timeout=args.seconds + 60)
-    except (subprocess.TimeoutExpired, BrokenPipeError):
+    except (subprocess.TimeoutExpired, BrokenPipeError) as e:
         proc.kill()
-        proc.communicate()
+        out, _ = proc.communicate()
+        sys.stderr.write("\ntestpmd %s cache %s failed (%s):\n%s\n"
+                         % (ops, cache, type(e).__name__, out[-2000:]))
         return None
     # "show port stats all" prints RX-packets for each port first; the
     # forwarding summary printed by "stop" comes after it.
@@ -93,6 +139,9 @@ def main():
     p.add_argument("--no-huge", action="store_true")
     p.add_argument("--csv", default="")
     args = p.parse_args()
+    args.env = dict(os.environ)
+    if args.plugin:
+        args.plugin, args.env = eal_plugin(args.plugin)
 
     configs = [(o, c) for o in args.ops.split(",")
                for c in args.mbcache.split(",")]
