@@ -13,8 +13,10 @@
  *            lcore, marking each object it holds in a shared ownership
  *            table (a duplicate or foreign object fails the run), returns
  *            everything and reports done.
- * secondary-kill: the same, then SIGKILLs itself with objects in its
- *            lcore's sheaves, for the primary to take back.
+ * secondary-kill: the same, on the lcore id of a secondary that exited:
+ *            it must have taken that slot over (its rte_sheaf_dump()
+ *            says so), then SIGKILLs itself with objects in its lcore's
+ *            sheaves, for the primary to take back.
  * Exit: 0 pass, 1 fail, 77 skip.
  */
 
@@ -155,6 +157,27 @@ run_secondary(struct mp_ctl *ctl, double seconds)
 	return 0;
 }
 
+/* Whether rte_sheaf_dump() shows the caller's lcore slot as its own. */
+static int
+owns_slot(void)
+{
+	char *buf = NULL, want[64];
+	size_t len = 0;
+	FILE *f;
+	int found;
+
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return 0;
+	rte_sheaf_dump(f, pool);
+	fclose(f);
+	snprintf(want, sizeof(want), "lcore %u: owner pid %d (this process)",
+		rte_lcore_id(), getpid());
+	found = buf != NULL && strstr(buf, want) != NULL;
+	free(buf);
+	return found;
+}
+
 static int
 run_primary(struct mp_ctl *ctl, const char *go_file)
 {
@@ -275,6 +298,16 @@ main(int argc, char **argv)
 		 */
 		if (ret == 0 && strcmp(argv[1], "secondary-kill") == 0) {
 			struct rte_sheaf_info info;
+
+			if (!owns_slot()) {
+				printf("FAILED: secondary %d does not own its lcore %u slot\n",
+					getpid(), rte_lcore_id());
+				__atomic_fetch_add(&ctl->failures, 1,
+					__ATOMIC_RELAXED);
+			} else {
+				printf("secondary %d owns its lcore %u slot\n",
+					getpid(), rte_lcore_id());
+			}
 
 			if (rte_sheaf_info_get(pool, &info) == 0)
 				printf("secondary %d killing itself, %u objects in lcore sheaves\n",

@@ -523,6 +523,28 @@ rte_sheaf_stat_name(enum rte_sheaf_stat id)
 	return name;
 }
 
+/* The lcore slots in use or owned, a line each (racy reads). */
+static void
+sheaf_dump_slots(FILE *f, const struct sheaf_pool *sp)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct sheaf_lcore *lc = &sp->lcore[i];
+		uint32_t owner = __atomic_load_n(&lc->owner, __ATOMIC_RELAXED);
+		const struct sheaf *spare;
+
+		if (owner == 0 && !sheaf_lcore_holds(lc))
+			continue;
+		spare = __atomic_load_n(&lc->spare, __ATOMIC_RELAXED);
+		fprintf(f, "  lcore %u: owner pid %u%s main=%u spare=%u stash=%u\n",
+			i, owner, owner == sheaf_proc_id ? " (this process)" : "",
+			__atomic_load_n(&lc->msize, __ATOMIC_RELAXED),
+			__atomic_load_n(&spare->size, __ATOMIC_RELAXED),
+			__atomic_load_n(&lc->nb_stash, __ATOMIC_RELAXED));
+	}
+}
+
 int
 rte_sheaf_dump(FILE *f, const struct rte_mempool *mp)
 {
@@ -551,6 +573,7 @@ rte_sheaf_dump(FILE *f, const struct rte_mempool *mp)
 	for (k = 0; k < RTE_SHEAF_STAT_MAX; k++)
 		fprintf(f, "  %s=%" PRIu64 "\n", sheaf_stats_name(k),
 			st.count[k]);
+	sheaf_dump_slots(f, sheaf_pool_of(mp));
 	return 0;
 }
 

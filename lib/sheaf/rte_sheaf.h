@@ -429,7 +429,9 @@ const char *rte_sheaf_stat_name(enum rte_sheaf_stat id);
  * @warning
  * @b EXPERIMENTAL: this API may change without prior notice.
  *
- * Print a pool's configuration, object placement and statistics.
+ * Print a pool's configuration, object placement and statistics, then a
+ * line for each lcore slot owned by a process or holding objects: its
+ * owner's pid and the objects in its main and spare sheaves and stash.
  *
  * MT-safe.
  * Lcore: any thread.

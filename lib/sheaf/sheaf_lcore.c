@@ -71,17 +71,21 @@ RTE_INIT(sheaf_proc_id_init)
 	sheaf_proc_id = (uint32_t)getpid();
 }
 
+static int sheaf_lcore_take_dead(struct sheaf_pool *sp, struct sheaf_lcore *lc);
+
 /* Whether this process owns lc, claiming it if nobody does. */
 static int
-sheaf_lcore_claim(struct sheaf_lcore *lc)
+sheaf_lcore_claim(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 {
 	uint32_t none = 0;
 
 	if (__atomic_load_n(&lc->owner, __ATOMIC_ACQUIRE) == sheaf_proc_id)
 		return 1;
 	/* Acquire: a slot handed over later starts from its last state. */
-	return __atomic_compare_exchange_n(&lc->owner, &none, sheaf_proc_id,
-		0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	if (__atomic_compare_exchange_n(&lc->owner, &none, sheaf_proc_id,
+			0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return 1;
+	return sheaf_lcore_take_dead(sp, lc);
 }
 
 struct sheaf_lcore *
@@ -89,7 +93,7 @@ sheaf_lcore_own_slot(struct sheaf_pool *sp)
 {
 	struct sheaf_lcore *lc = sheaf_lcore_slot(sp);
 
-	return lc != NULL && sheaf_lcore_claim(lc) ? lc : NULL;
+	return lc != NULL && sheaf_lcore_claim(sp, lc) ? lc : NULL;
 }
 
 int
@@ -126,7 +130,7 @@ static int
 sheaf_pool_get_route(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 	void **objs, unsigned int n)
 {
-	if (lc == NULL || !sheaf_lcore_claim(lc))
+	if (lc == NULL || !sheaf_lcore_claim(sp, lc))
 		return sheaf_shared_get(sp, NULL, objs, n);
 	if (lc->busy != 0)
 		return sheaf_shared_get(sp, lc, objs, n);
@@ -137,7 +141,7 @@ static void
 sheaf_pool_put_route(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 	void * const *objs, unsigned int n)
 {
-	if (lc == NULL || !sheaf_lcore_claim(lc))
+	if (lc == NULL || !sheaf_lcore_claim(sp, lc))
 		sheaf_shared_put(sp, NULL, objs, n);
 	else if (lc->busy != 0)
 		sheaf_shared_put(sp, lc, objs, n);
@@ -729,6 +733,72 @@ sheaf_lcore_owner_dead(const struct sheaf_lcore *v)
 }
 
 /*
+ * Empty slot v into the slabs, for a caller that holds its steal mark with
+ * its owner out of the pool (or dead); the deferred sheaf stays (those
+ * objects are not safe yet). A dead owner's slot is freed for the next
+ * process with that lcore id. Returns the objects moved.
+ */
+static unsigned int
+sheaf_lcore_empty(struct sheaf_pool *sp, struct sheaf_lcore *v, int dead)
+{
+	unsigned int bad, n;
+
+	bad = sheaf_slab_free_bulk(sp, v->main->objs, v->msize);
+	bad += sheaf_slab_free_bulk(sp, v->spare->objs, v->spare->size);
+	bad += sheaf_slab_free_bulk(sp, sheaf_stash_of(sp, v), v->nb_stash);
+	n = v->msize + v->spare->size + v->nb_stash - bad;
+	v->msize = 0;
+	v->main->size = 0;
+	v->spare->size = 0;
+	v->nb_stash = 0;
+	if (dead) {
+		v->busy = 0;
+		__atomic_store_n(&v->owner, 0, __ATOMIC_RELEASE);
+	}
+	return n;
+}
+
+/*
+ * Process-local: when a call on each lcore id, finding its slot owned by
+ * another process, may next look whether that process is gone.
+ */
+static uint64_t sheaf_dead_check_after[RTE_MAX_LCORE];
+
+/*
+ * A slot owned by a process that exited (normally: nothing hands slots
+ * back at exit, EAL has unmapped the pool by then) or died: empty it into
+ * the slabs and claim it, so that the next process on this lcore id gets
+ * sheaves rather than the shared path for good. At most one look per
+ * lcore id every 1/SHEAF_DEAD_CHECK_DIV s: a kill() each time is not free.
+ * Returns 1 when lc is now the caller's.
+ */
+static int
+sheaf_lcore_take_dead(struct sheaf_pool *sp, struct sheaf_lcore *lc)
+{
+	unsigned int id = lc - sp->lcore, n = 0;
+	uint64_t now = rte_get_tsc_cycles();
+	uint32_t zero = 0, none = 0;
+
+	if (now < __atomic_load_n(&sheaf_dead_check_after[id], __ATOMIC_RELAXED))
+		return 0;
+	__atomic_store_n(&sheaf_dead_check_after[id],
+		now + rte_get_tsc_hz() / SHEAF_DEAD_CHECK_DIV, __ATOMIC_RELAXED);
+	if (!sheaf_lcore_owner_dead(lc))
+		return 0;
+	/* The steal mark keeps thieves off while the slot changes hands. */
+	if (!__atomic_compare_exchange_n(&lc->steal, &zero, 1, 0,
+			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return 0;
+	if (sheaf_lcore_owner_dead(lc))
+		n = sheaf_lcore_empty(sp, lc, 1);
+	__atomic_store_n(&lc->steal, 0, __ATOMIC_RELEASE);
+	if (n != 0)
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_STEAL, n);
+	return __atomic_compare_exchange_n(&lc->owner, &none, sheaf_proc_id,
+		0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+/*
  * After the thief's membarrier(): wait for the live owners caught inside a
  * call (an owner freeing while another lcore runs dry is the common case;
  * a fast path lasts nanoseconds, but the owner may be preempted there).
@@ -816,7 +886,6 @@ sheaf_lcore_steal(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 	sheaf_depot_enter(lc);
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		struct sheaf_lcore *v = &sp->lcore[i];
-		unsigned int bad;
 
 		/*
 		 * A dead owner's slot is taken even if it died inside a call:
@@ -825,24 +894,9 @@ sheaf_lcore_steal(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 		 */
 		if (!(marked[i / 32] & (1u << (i % 32))))
 			continue;
-		/*
-		 * The owner is outside and stays out: its slot is ours. Its
-		 * deferred sheaf stays: those objects are not safe yet.
-		 */
-		bad = sheaf_slab_free_bulk(sp, v->main->objs, v->msize);
-		bad += sheaf_slab_free_bulk(sp, v->spare->objs, v->spare->size);
-		bad += sheaf_slab_free_bulk(sp, sheaf_stash_of(sp, v),
-			v->nb_stash);
-		n += v->msize + v->spare->size + v->nb_stash - bad;
-		v->msize = 0;
-		v->main->size = 0;
-		v->spare->size = 0;
-		v->nb_stash = 0;
-		if (dead[i / 32] & (1u << (i % 32))) {
-			/* Free for the next process with this lcore id. */
-			v->busy = 0;
-			__atomic_store_n(&v->owner, 0, __ATOMIC_RELEASE);
-		}
+		/* The owner is outside and stays out: its slot is ours. */
+		n += sheaf_lcore_empty(sp, v,
+			(dead[i / 32] & (1u << (i % 32))) != 0);
 	}
 	sheaf_depot_leave(sp, lc);
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_STEAL, n);

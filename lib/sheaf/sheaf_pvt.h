@@ -62,6 +62,12 @@ extern uint32_t sheaf_proc_id;
  */
 #define SHEAF_STEAL_WAIT_DIV 100
 
+/*
+ * A call finding its lcore's slot owned by another process looks whether
+ * that process is gone at most every 1/SHEAF_DEAD_CHECK_DIV s (100 ms).
+ */
+#define SHEAF_DEAD_CHECK_DIV 10
+
 /* Objects a re-entrant free may park on its lcore (see sheaf_lcore.c). */
 #define SHEAF_STASH_OBJS 32
 

@@ -6,7 +6,8 @@
 # churn it meanwhile, one on lcore 1, then one on the primary's own lcore
 # id 0 but another CPU (its slot is the primary's: it must use the shared
 # tiers, in parallel with the primary using the slot); last, one on lcore
-# 1 that SIGKILLs itself with objects in its sheaves. The primary then
+# 1, which must take over the slot the first one left at exit, and which
+# SIGKILLs itself with objects in its sheaves. The primary then
 # gets the whole pool: it takes back what the dead process's slot held. The primary then checks that
 # the pool is whole and that every object comes back once. Secondary
 # processes need hugepage memory: skipped without it.
@@ -82,6 +83,8 @@ grep -v '^EAL\|^TELEMETRY' "$LOG"
 [ $rc0 = 0 ] || fail "secondary on lcore 0 exited $rc0"
 [ $rck = 137 ] || fail "killed secondary exited $rck, expected 137 (SIGKILL)"
 grep -q "killing itself" "$LOG" || fail "the killed secondary did not run"
+grep -q "owns its lcore 1 slot" "$LOG" ||
+	fail "the last secondary did not take over the exited one's slot"
 [ $rcp = 0 ] || fail "primary exited $rcp"
 grep -q "primary: 3 secondaries done" "$LOG" ||
 	fail "the primary did not see the 3 secondaries finish"
