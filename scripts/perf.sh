@@ -55,8 +55,12 @@ eal=(-l "${SHEAF_LCORES:-0-1}" --file-prefix "$prefix" --no-pci "${mem[@]}")
 
 {
 	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(
-		git diff --quiet HEAD 2>/dev/null || echo ' (modified)')"
+	if commit=$(git rev-parse --short HEAD 2>/dev/null); then
+		git diff --quiet HEAD 2>/dev/null || commit="$commit (modified)"
+	else
+		commit="unknown (no git, or not a checkout)"
+	fi
+	echo "commit: $commit"
 	echo "cpu: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
 	echo "cpus: $(nproc)"
 	echo "kernel: $(uname -r)"
