@@ -389,15 +389,6 @@ sheaf_flush_remote(void *arg)
 	return 0;
 }
 
-/* Whether lcore i's sheaves, or its stash, hold anything. */
-static int
-sheaf_lcore_holds(const struct sheaf_lcore *lc)
-{
-	return __atomic_load_n(&lc->msize, __ATOMIC_RELAXED) != 0 ||
-		__atomic_load_n(&lc->spare->size, __ATOMIC_RELAXED) != 0 ||
-		__atomic_load_n(&lc->nb_stash, __ATOMIC_RELAXED) != 0;
-}
-
 int
 rte_sheaf_flush(struct rte_mempool *mp)
 {

@@ -61,26 +61,6 @@ sheaf_rcu_stat(const struct sheaf_rcu_ctx *c, enum rte_sheaf_stat id,
 	sheaf_stat_add(c->sp, c->lc, id, v);
 }
 
-/* Mark what the holder of c->lc is in (see sheaf_lcore.c, re-entrance). */
-static inline void
-sheaf_rcu_busy(const struct sheaf_rcu_ctx *c, uint32_t bit)
-{
-	if (c->lc == NULL)
-		return;
-	c->lc->busy |= bit;
-	/* Same-thread ordering only (signal handlers): no fence needed. */
-	rte_compiler_barrier();
-}
-
-static inline void
-sheaf_rcu_idle(const struct sheaf_rcu_ctx *c, uint32_t bit)
-{
-	if (c->lc == NULL)
-		return;
-	rte_compiler_barrier();
-	c->lc->busy &= ~bit;
-}
-
 static uint32_t
 sheaf_rcu_home(const struct sheaf_pool *sp)
 {
@@ -116,11 +96,11 @@ sheaf_rcu_stamp(const struct sheaf_rcu_ctx *c, uint32_t b, struct sheaf *s)
 {
 	struct sheaf_rcu_fifo *f = &c->d->fifo[b];
 
-	sheaf_rcu_busy(c, SHEAF_BUSY_DEFERRED);
+	sheaf_busy_set(c->lc, SHEAF_BUSY_DEFERRED);
 	rte_spinlock_lock(&f->lock);
 	sheaf_rcu_fifo_append(c, f, s);
 	rte_spinlock_unlock(&f->lock);
-	sheaf_rcu_idle(c, SHEAF_BUSY_DEFERRED);
+	sheaf_busy_clear(c->lc, SHEAF_BUSY_DEFERRED);
 }
 
 /* Take up to max expired sheaves off f's head; caller holds f->lock. */
@@ -171,18 +151,18 @@ sheaf_rcu_return(const struct sheaf_rcu_ctx *c, uint32_t b, struct sheaf *s)
 	unsigned int n = s->size;
 
 	sheaf_rcu_stat(c, RTE_SHEAF_STAT_DEFERRED_RECLAIM, n);
-	sheaf_rcu_busy(c, SHEAF_BUSY_BARN);
+	sheaf_busy_set(c->lc, SHEAF_BUSY_BARN);
 	if (rte_ring_count(c->sp->barn[b].full) < c->sp->cfg.barn_max_full) {
 		sheaf_barn_put_full(c->sp, b, s);
-		sheaf_rcu_idle(c, SHEAF_BUSY_BARN);
+		sheaf_busy_clear(c->lc, SHEAF_BUSY_BARN);
 		return n;
 	}
-	sheaf_rcu_idle(c, SHEAF_BUSY_BARN);
+	sheaf_busy_clear(c->lc, SHEAF_BUSY_BARN);
 	sheaf_rcu_slab_free(c, s->objs, n);
 	s->size = 0;
-	sheaf_rcu_busy(c, SHEAF_BUSY_BARN);
+	sheaf_busy_set(c->lc, SHEAF_BUSY_BARN);
 	sheaf_barn_put_empty(c->sp, b, s);
-	sheaf_rcu_idle(c, SHEAF_BUSY_BARN);
+	sheaf_busy_clear(c->lc, SHEAF_BUSY_BARN);
 	return n;
 }
 
@@ -201,9 +181,9 @@ sheaf_rcu_get_empty(const struct sheaf_rcu_ctx *c, uint32_t b, bool locked)
 
 	if (c->avoid & SHEAF_BUSY_BARN)
 		return NULL;
-	sheaf_rcu_busy(c, SHEAF_BUSY_BARN);
+	sheaf_busy_set(c->lc, SHEAF_BUSY_BARN);
 	s = sheaf_barn_get_empty(c->sp, b);
-	sheaf_rcu_idle(c, SHEAF_BUSY_BARN);
+	sheaf_busy_clear(c->lc, SHEAF_BUSY_BARN);
 	if (s != NULL || (c->avoid & SHEAF_BUSY_DEPOT))
 		return s;
 
@@ -212,21 +192,21 @@ sheaf_rcu_get_empty(const struct sheaf_rcu_ctx *c, uint32_t b, bool locked)
 		if (locked) {
 			sheaf_rcu_fifo_pop(c, f, &s, 1);
 		} else {
-			sheaf_rcu_busy(c, SHEAF_BUSY_DEFERRED);
+			sheaf_busy_set(c->lc, SHEAF_BUSY_DEFERRED);
 			if (rte_spinlock_trylock(&f->lock)) {
 				sheaf_rcu_fifo_pop(c, f, &s, 1);
 				rte_spinlock_unlock(&f->lock);
 			}
-			sheaf_rcu_idle(c, SHEAF_BUSY_DEFERRED);
+			sheaf_busy_clear(c->lc, SHEAF_BUSY_DEFERRED);
 		}
 		if (s != NULL)
 			sheaf_rcu_stat(c, RTE_SHEAF_STAT_DEFERRED_RECLAIM,
 				s->size);
 	}
 	if (s == NULL) {
-		sheaf_rcu_busy(c, SHEAF_BUSY_BARN);
+		sheaf_busy_set(c->lc, SHEAF_BUSY_BARN);
 		s = sheaf_barn_get_full(c->sp, b);
-		sheaf_rcu_idle(c, SHEAF_BUSY_BARN);
+		sheaf_busy_clear(c->lc, SHEAF_BUSY_BARN);
 	}
 	if (s != NULL) {
 		sheaf_rcu_slab_free(c, s->objs, s->size);
@@ -247,7 +227,7 @@ sheaf_rcu_fallback(const struct sheaf_rcu_ctx *c, void * const *objs,
 	unsigned int i;
 	uint64_t token;
 
-	sheaf_rcu_busy(c, SHEAF_BUSY_DEFERRED);
+	sheaf_busy_set(c->lc, SHEAF_BUSY_DEFERRED);
 	rte_spinlock_lock(&fb->lock);
 	/* A release, after the objects' unlinks: see sheaf_rcu_fifo_append(). */
 	token = rte_rcu_qsbr_start(c->d->v);
@@ -260,7 +240,7 @@ sheaf_rcu_fallback(const struct sheaf_rcu_ctx *c, void * const *objs,
 		__atomic_store_n(&fb->count, fb->count + 1, __ATOMIC_RELAXED);
 	}
 	rte_spinlock_unlock(&fb->lock);
-	sheaf_rcu_idle(c, SHEAF_BUSY_DEFERRED);
+	sheaf_busy_clear(c->lc, SHEAF_BUSY_DEFERRED);
 	sheaf_rcu_stat(c, RTE_SHEAF_STAT_DEFERRED_FALLBACK, i);
 	if (i < n) {
 		/* Only more frees than the pool has objects fill it. */
@@ -386,10 +366,10 @@ sheaf_rcu_reclaim_fifo(const struct sheaf_rcu_ctx *c, uint32_t b, bool try)
 		/* Racy, not critical: an append missed now is seen next time. */
 		if (__atomic_load_n(&f->count, __ATOMIC_RELAXED) == 0)
 			break;
-		sheaf_rcu_busy(c, SHEAF_BUSY_DEFERRED);
+		sheaf_busy_set(c->lc, SHEAF_BUSY_DEFERRED);
 		if (try) {
 			if (!rte_spinlock_trylock(&f->lock)) {
-				sheaf_rcu_idle(c, SHEAF_BUSY_DEFERRED);
+				sheaf_busy_clear(c->lc, SHEAF_BUSY_DEFERRED);
 				break;
 			}
 		} else {
@@ -397,7 +377,7 @@ sheaf_rcu_reclaim_fifo(const struct sheaf_rcu_ctx *c, uint32_t b, bool try)
 		}
 		k = sheaf_rcu_fifo_pop(c, f, got, SHEAF_RCU_BATCH);
 		rte_spinlock_unlock(&f->lock);
-		sheaf_rcu_idle(c, SHEAF_BUSY_DEFERRED);
+		sheaf_busy_clear(c->lc, SHEAF_BUSY_DEFERRED);
 		for (i = 0; i < k; i++)
 			n += sheaf_rcu_return(c, b, got[i]);
 	} while (k == SHEAF_RCU_BATCH);
@@ -416,10 +396,10 @@ sheaf_rcu_reclaim_fallback(const struct sheaf_rcu_ctx *c, bool try)
 		/* Racy, not critical, as in sheaf_rcu_reclaim_fifo(). */
 		if (__atomic_load_n(&fb->count, __ATOMIC_RELAXED) == 0)
 			break;
-		sheaf_rcu_busy(c, SHEAF_BUSY_DEFERRED);
+		sheaf_busy_set(c->lc, SHEAF_BUSY_DEFERRED);
 		if (try) {
 			if (!rte_spinlock_trylock(&fb->lock)) {
-				sheaf_rcu_idle(c, SHEAF_BUSY_DEFERRED);
+				sheaf_busy_clear(c->lc, SHEAF_BUSY_DEFERRED);
 				break;
 			}
 		} else {
@@ -435,7 +415,7 @@ sheaf_rcu_reclaim_fallback(const struct sheaf_rcu_ctx *c, bool try)
 				__ATOMIC_RELAXED);
 		}
 		rte_spinlock_unlock(&fb->lock);
-		sheaf_rcu_idle(c, SHEAF_BUSY_DEFERRED);
+		sheaf_busy_clear(c->lc, SHEAF_BUSY_DEFERRED);
 		if (k != 0) {
 			sheaf_rcu_slab_free(c, tmp, k);
 			sheaf_rcu_stat(c, RTE_SHEAF_STAT_DEFERRED_RECLAIM, k);
@@ -461,19 +441,19 @@ sheaf_deferred_refill(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 	/* Racy, not critical: an append missed now is seen next time. */
 	if (__atomic_load_n(&f->count, __ATOMIC_RELAXED) == 0)
 		return 0;
-	sheaf_rcu_busy(&c, SHEAF_BUSY_DEFERRED);
+	sheaf_busy_set(c.lc, SHEAF_BUSY_DEFERRED);
 	if (rte_spinlock_trylock(&f->lock)) {
 		sheaf_rcu_fifo_pop(&c, f, &s, 1);
 		rte_spinlock_unlock(&f->lock);
 	}
-	sheaf_rcu_idle(&c, SHEAF_BUSY_DEFERRED);
+	sheaf_busy_clear(c.lc, SHEAF_BUSY_DEFERRED);
 	if (s == NULL)
 		return 0;
 	/* Main and spare are empty: main goes to the barn, s comes in. */
 	RTE_ASSERT(lc->main->size == 0 && s->size != 0);
-	sheaf_rcu_busy(&c, SHEAF_BUSY_BARN);
+	sheaf_busy_set(c.lc, SHEAF_BUSY_BARN);
 	sheaf_barn_put_empty(sp, lc->barn, lc->main);
-	sheaf_rcu_idle(&c, SHEAF_BUSY_BARN);
+	sheaf_busy_clear(c.lc, SHEAF_BUSY_BARN);
 	lc->main = s;
 	lc->stat[RTE_SHEAF_STAT_DEFERRED_RECLAIM] += s->size;
 	return s->size;
@@ -546,18 +526,6 @@ sheaf_deferred_reclaim_self(struct sheaf_pool *sp, bool try)
 	return n;
 }
 
-static void
-sheaf_rcu_unmark(struct sheaf_pool *sp, const uint32_t *marked)
-{
-	unsigned int i;
-
-	for (i = 0; i < RTE_MAX_LCORE; i++)
-		if (marked[i / 32] & (1u << (i % 32)))
-			/* Release: the owner, seeing 0, sees its slot. */
-			__atomic_store_n(&sp->lcore[i].steal, 0,
-				__ATOMIC_RELEASE);
-}
-
 /*
  * Stamp and queue the deferred sheaves of other lcores, taking each slot
  * while its owner is provably outside the pool: the handshake of
@@ -568,16 +536,15 @@ static int
 sheaf_rcu_push_idle(const struct sheaf_rcu_ctx *c)
 {
 	struct sheaf_pool *sp = c->sp;
-	uint32_t marked[RTE_MAX_LCORE / 32];
+	struct sheaf_lcore_set marked;
 	unsigned int i, nb, pending;
 
 	for (;;) {
-		memset(marked, 0, sizeof(marked));
+		memset(&marked, 0, sizeof(marked));
 		nb = 0;
 		pending = 0;
 		for (i = 0; i < RTE_MAX_LCORE; i++) {
 			struct sheaf_lcore *v = &sp->lcore[i];
-			uint32_t zero = 0;
 
 			/* Racy, not critical: a sheaf set after this load
 			 * holds frees that began after the barrier did.
@@ -585,17 +552,15 @@ sheaf_rcu_push_idle(const struct sheaf_rcu_ctx *c)
 			if (v == c->lc || __atomic_load_n(&v->deferred,
 					__ATOMIC_RELAXED) == NULL)
 				continue;
-			/* Acquire: see what a previous thief left. */
-			if (__atomic_compare_exchange_n(&v->steal, &zero, 1, 0,
-					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-				marked[i / 32] |= 1u << (i % 32);
+			if (sheaf_lcore_mark(v)) {
+				sheaf_lcore_set_add(&marked, i);
 				nb++;
 			} else {
 				pending++;
 			}
 		}
 		if (nb != 0 && sheaf_lcore_fence() != 0) {
-			sheaf_rcu_unmark(sp, marked);
+			sheaf_lcore_unmark_set(sp, &marked);
 			SHEAF_LOG(ERR, "pool %s: no membarrier(), other lcores' deferred sheaves stay",
 				sp->mp->name);
 			return -ENOTSUP;
@@ -604,7 +569,7 @@ sheaf_rcu_push_idle(const struct sheaf_rcu_ctx *c)
 			struct sheaf_lcore *v = &sp->lcore[i];
 			struct sheaf *s;
 
-			if (!(marked[i / 32] & (1u << (i % 32))))
+			if (!sheaf_lcore_set_has(&marked, i))
 				continue;
 			if (__atomic_load_n(&v->busy, __ATOMIC_RELAXED) != 0) {
 				pending++;
@@ -618,7 +583,7 @@ sheaf_rcu_push_idle(const struct sheaf_rcu_ctx *c)
 				sheaf_rcu_stamp(c, v->barn, s);
 			}
 		}
-		sheaf_rcu_unmark(sp, marked);
+		sheaf_lcore_unmark_set(sp, &marked);
 		if (pending == 0)
 			return 0;
 		rte_pause();
@@ -634,14 +599,14 @@ sheaf_rcu_push_shared(const struct sheaf_rcu_ctx *c)
 	for (b = 0; b < c->sp->nb_barns; b++) {
 		struct sheaf_rcu_fifo *f = &c->d->fifo[b];
 
-		sheaf_rcu_busy(c, SHEAF_BUSY_DEFERRED);
+		sheaf_busy_set(c->lc, SHEAF_BUSY_DEFERRED);
 		rte_spinlock_lock(&f->lock);
 		if (f->shared != NULL) {
 			sheaf_rcu_fifo_append(c, f, f->shared);
 			f->shared = NULL;
 		}
 		rte_spinlock_unlock(&f->lock);
-		sheaf_rcu_idle(c, SHEAF_BUSY_DEFERRED);
+		sheaf_busy_clear(c->lc, SHEAF_BUSY_DEFERRED);
 	}
 }
 

@@ -195,21 +195,6 @@ sheaf_pool_put_other(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 	return -EINVAL;
 }
 
-static inline void
-sheaf_busy_set(struct sheaf_lcore *lc, uint32_t bit)
-{
-	lc->busy |= bit;
-	/* Same-thread ordering only (signal handlers): no fence needed. */
-	rte_compiler_barrier();
-}
-
-static inline void
-sheaf_busy_clear(struct sheaf_lcore *lc, uint32_t bit)
-{
-	rte_compiler_barrier();
-	lc->busy &= ~bit;
-}
-
 /*
  * A failed dequeue must leave the caller's table as it was: DPDK's cache
  * refill dequeues into its own object array and, on failure, keeps using
@@ -274,8 +259,7 @@ sheaf_lcore_take_stash(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 void
 sheaf_depot_enter(struct sheaf_lcore *lc)
 {
-	if (lc != NULL)
-		sheaf_busy_set(lc, SHEAF_BUSY_DEPOT);
+	sheaf_busy_set(lc, SHEAF_BUSY_DEPOT);
 }
 
 /*
@@ -558,10 +542,9 @@ sheaf_shared_home(const struct sheaf_pool *sp, const struct sheaf_lcore *lc)
 	return socket < sp->nb_barns ? socket : 0;
 }
 
-/* Take objects out of barn full sheaves, returning what is left over. */
-static unsigned int
-sheaf_shared_take_barns(struct sheaf_pool *sp, uint32_t home, void **objs,
-	unsigned int n)
+unsigned int
+sheaf_barns_take(struct sheaf_pool *sp, struct sheaf_lcore *lc, uint32_t home,
+	void **objs, unsigned int n)
 {
 	unsigned int got = 0, t;
 	uint32_t i, b;
@@ -569,17 +552,41 @@ sheaf_shared_take_barns(struct sheaf_pool *sp, uint32_t home, void **objs,
 
 	for (i = 0; i < sp->nb_barns && got < n; i++) {
 		b = (home + i) % sp->nb_barns;
-		while (got < n && (s = sheaf_barn_get_full(sp, b)) != NULL) {
+		while (got < n) {
+			sheaf_busy_set(lc, SHEAF_BUSY_BARN);
+			s = sheaf_barn_get_full(sp, b);
+			sheaf_busy_clear(lc, SHEAF_BUSY_BARN);
+			if (s == NULL)
+				break;
 			t = RTE_MIN(s->size, n - got);
 			s->size -= t;
 			memcpy(objs + got, &s->objs[s->size], t * sizeof(void *));
 			got += t;
+			sheaf_busy_set(lc, SHEAF_BUSY_BARN);
 			if (s->size != 0)
 				sheaf_barn_put_full(sp, b, s);
 			else
 				sheaf_barn_put_empty(sp, b, s);
+			sheaf_busy_clear(lc, SHEAF_BUSY_BARN);
 		}
 	}
+	return got;
+}
+
+/*
+ * What the shared path may take for a call in state busy: the slabs,
+ * then the barns' full sheaves (not those tiers the call interrupted).
+ */
+static unsigned int
+sheaf_shared_take(struct sheaf_pool *sp, uint32_t busy, uint32_t home,
+	void **objs, unsigned int n)
+{
+	unsigned int got = 0;
+
+	if (!(busy & SHEAF_BUSY_DEPOT))
+		got = sheaf_slab_alloc_bulk(sp, home, objs, n);
+	if (got < n && !(busy & SHEAF_BUSY_BARN))
+		got += sheaf_barns_take(sp, NULL, home, objs + got, n - got);
 	return got;
 }
 
@@ -609,17 +616,11 @@ sheaf_shared_get(struct sheaf_pool *sp, struct sheaf_lcore *lc, void **objs,
 	/* Not re-entered: expired deferred sheaves join the barns first. */
 	if (busy == 0)
 		sheaf_deferred_reclaim_self(sp, true);
-	if (!(busy & SHEAF_BUSY_DEPOT))
-		got = sheaf_slab_alloc_bulk(sp, home, objs, n);
-	if (got < n && !(busy & SHEAF_BUSY_BARN))
-		got += sheaf_shared_take_barns(sp, home, objs + got, n - got);
+	got = sheaf_shared_take(sp, busy, home, objs, n);
 	/* Not from a signal handler: a thief takes the depot lock. */
 	if (got < n && busy == 0) {
 		sheaf_lcore_steal(sp, lc);
-		got += sheaf_slab_alloc_bulk(sp, home, objs + got, n - got);
-		if (got < n)
-			got += sheaf_shared_take_barns(sp, home, objs + got,
-				n - got);
+		got += sheaf_shared_take(sp, busy, home, objs + got, n - got);
 	}
 	if (got == n) {
 		sheaf_undo_fini(&undo);
@@ -777,7 +778,7 @@ sheaf_lcore_take_dead(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 {
 	unsigned int id = lc - sp->lcore, n = 0;
 	uint64_t now = rte_get_tsc_cycles();
-	uint32_t zero = 0, none = 0;
+	uint32_t none = 0;
 
 	if (now < __atomic_load_n(&sheaf_dead_check_after[id], __ATOMIC_RELAXED))
 		return 0;
@@ -786,12 +787,11 @@ sheaf_lcore_take_dead(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 	if (!sheaf_lcore_owner_dead(lc))
 		return 0;
 	/* The steal mark keeps thieves off while the slot changes hands. */
-	if (!__atomic_compare_exchange_n(&lc->steal, &zero, 1, 0,
-			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	if (!sheaf_lcore_mark(lc))
 		return 0;
 	if (sheaf_lcore_owner_dead(lc))
 		n = sheaf_lcore_empty(sp, lc, 1);
-	__atomic_store_n(&lc->steal, 0, __ATOMIC_RELEASE);
+	sheaf_lcore_unmark(lc);
 	if (n != 0)
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_STEAL, n);
 	return __atomic_compare_exchange_n(&lc->owner, &none, sheaf_proc_id,
@@ -808,7 +808,8 @@ sheaf_lcore_take_dead(struct sheaf_pool *sp, struct sheaf_lcore *lc)
  */
 static void
 sheaf_steal_wait(struct sheaf_pool *sp, const struct sheaf_lcore *lc,
-	uint32_t *marked, const uint32_t *dead, uint64_t start)
+	struct sheaf_lcore_set *marked, const struct sheaf_lcore_set *dead,
+	uint64_t start)
 {
 	uint64_t end = start + rte_get_tsc_hz() / SHEAF_STEAL_WAIT_DIV;
 	unsigned int i, left;
@@ -819,9 +820,8 @@ sheaf_steal_wait(struct sheaf_pool *sp, const struct sheaf_lcore *lc,
 		give_up = rte_get_tsc_cycles() >= end || (lc != NULL &&
 			__atomic_load_n(&lc->steal, __ATOMIC_RELAXED) != 0);
 		for (i = 0; i < RTE_MAX_LCORE; i++) {
-			uint32_t bit = 1u << (i % 32);
-
-			if (!(marked[i / 32] & bit) || (dead[i / 32] & bit) ||
+			if (!sheaf_lcore_set_has(marked, i) ||
+					sheaf_lcore_set_has(dead, i) ||
 					__atomic_load_n(&sp->lcore[i].busy,
 						__ATOMIC_RELAXED) == 0)
 				continue;
@@ -829,25 +829,34 @@ sheaf_steal_wait(struct sheaf_pool *sp, const struct sheaf_lcore *lc,
 				left++;
 				continue;
 			}
-			marked[i / 32] &= ~bit;
-			__atomic_store_n(&sp->lcore[i].steal, 0,
-				__ATOMIC_RELEASE);
+			sheaf_lcore_set_del(marked, i);
+			sheaf_lcore_unmark(&sp->lcore[i]);
 		}
 		if (left != 0)
 			rte_pause();
 	} while (left != 0);
 }
 
-unsigned int
+void
+sheaf_lcore_unmark_set(struct sheaf_pool *sp,
+	const struct sheaf_lcore_set *marked)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_MAX_LCORE; i++)
+		if (sheaf_lcore_set_has(marked, i))
+			sheaf_lcore_unmark(&sp->lcore[i]);
+}
+
+void
 sheaf_lcore_steal(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 {
-	uint32_t marked[RTE_MAX_LCORE / 32] = { 0 };
-	uint32_t dead[RTE_MAX_LCORE / 32] = { 0 };
+	struct sheaf_lcore_set marked = { { 0 } }, dead = { { 0 } };
 	unsigned int i, n = 0, nb = 0;
 	uint64_t now;
 
 	if (!sheaf_steal_ok)
-		return 0;
+		return;
 	/*
 	 * Back-off: an attempt that took nothing (owners busy) cost a
 	 * membarrier() for nothing; a pool running dry would pay it on every
@@ -855,61 +864,45 @@ sheaf_lcore_steal(struct sheaf_pool *sp, struct sheaf_lcore *lc)
 	 */
 	now = rte_get_tsc_cycles();
 	if (now < __atomic_load_n(&sp->steal_after, __ATOMIC_RELAXED))
-		return 0;
+		return;
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		struct sheaf_lcore *v = &sp->lcore[i];
-		uint32_t zero = 0;
 
-		if (v == lc || __atomic_load_n(&v->msize, __ATOMIC_RELAXED) +
-				__atomic_load_n(&v->spare->size, __ATOMIC_RELAXED) +
-				__atomic_load_n(&v->nb_stash, __ATOMIC_RELAXED) == 0)
+		if (v == lc || !sheaf_lcore_holds(v) || !sheaf_lcore_mark(v))
 			continue;
-		/* Acquire: see what a previous thief left. */
-		if (__atomic_compare_exchange_n(&v->steal, &zero, 1, 0,
-				__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-			marked[i / 32] |= 1u << (i % 32);
-			if (sheaf_lcore_owner_dead(v))
-				dead[i / 32] |= 1u << (i % 32);
-			nb++;
-		}
+		sheaf_lcore_set_add(&marked, i);
+		if (sheaf_lcore_owner_dead(v))
+			sheaf_lcore_set_add(&dead, i);
+		nb++;
 	}
 	if (nb == 0)
-		return 0;
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) != 0)
+		return;
+	if (sheaf_lcore_fence() != 0)
 		goto release;
 	/*
 	 * Wait, not holding any lock, for owners caught inside a call: theirs
 	 * started before the membarrier(), every later one sees the mark, so
 	 * busy seen 0 once means the slot is ours until the mark goes.
 	 */
-	sheaf_steal_wait(sp, lc, marked, dead, now);
+	sheaf_steal_wait(sp, lc, &marked, &dead, now);
 	sheaf_depot_enter(lc);
-	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		struct sheaf_lcore *v = &sp->lcore[i];
-
-		/*
-		 * A dead owner's slot is taken even if it died inside a call:
-		 * its sheaves are whole but for the objects of that call, which
-		 * died with it (sheaf_steal_wait() kept its mark).
-		 */
-		if (!(marked[i / 32] & (1u << (i % 32))))
-			continue;
-		/* The owner is outside and stays out: its slot is ours. */
-		n += sheaf_lcore_empty(sp, v,
-			(dead[i / 32] & (1u << (i % 32))) != 0);
-	}
+	/*
+	 * The owners are outside and stay out: their slots are ours. A dead
+	 * owner's slot is taken even if it died inside a call: its sheaves
+	 * are whole but for the objects of that call, which died with it
+	 * (sheaf_steal_wait() kept its mark).
+	 */
+	for (i = 0; i < RTE_MAX_LCORE; i++)
+		if (sheaf_lcore_set_has(&marked, i))
+			n += sheaf_lcore_empty(sp, &sp->lcore[i],
+				sheaf_lcore_set_has(&dead, i));
 	sheaf_depot_leave(sp, lc);
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_STEAL, n);
 release:
-	for (i = 0; i < RTE_MAX_LCORE; i++)
-		if (marked[i / 32] & (1u << (i % 32)))
-			/* Release: the owner, seeing 0, sees its slot emptied. */
-			__atomic_store_n(&sp->lcore[i].steal, 0,
-				__ATOMIC_RELEASE);
+	sheaf_lcore_unmark_set(sp, &marked);
 	if (n == 0)
 		__atomic_store_n(&sp->steal_after, now + rte_get_tsc_hz() /
 			SHEAF_STEAL_BACKOFF_DIV, __ATOMIC_RELAXED);
-	return n;
 }
 
 uint32_t

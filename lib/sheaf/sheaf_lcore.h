@@ -39,6 +39,37 @@ void sheaf_shared_put(struct sheaf_pool *sp, struct sheaf_lcore *lc,
 	void * const *objs, unsigned int n);
 
 /*
+ * Mark what the thread holding slot lc is inside of (a SHEAF_BUSY_* bit;
+ * lc may be NULL: nothing to mark), for a signal handler re-entering the
+ * pool on that thread. Same-thread ordering only: no fence needed.
+ */
+static inline void
+sheaf_busy_set(struct sheaf_lcore *lc, uint32_t bit)
+{
+	if (lc == NULL)
+		return;
+	lc->busy |= bit;
+	rte_compiler_barrier();
+}
+
+static inline void
+sheaf_busy_clear(struct sheaf_lcore *lc, uint32_t bit)
+{
+	if (lc == NULL)
+		return;
+	rte_compiler_barrier();
+	lc->busy &= ~bit;
+}
+
+/*
+ * Take up to n objects out of the barns' full sheaves, barn home first,
+ * each ring operation under lc's barn mark (lc may be NULL). Returns the
+ * objects taken.
+ */
+unsigned int sheaf_barns_take(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+	uint32_t home, void **objs, unsigned int n);
+
+/*
  * Depot windows of an lcore (lc may be NULL): a re-entrant free parks
  * its objects meanwhile; leaving frees them.
  */
@@ -77,9 +108,67 @@ unsigned int sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_lcore *lc);
 
 /*
  * Take back the objects of lcores that sit outside the pool, into the
- * slabs; lc is the caller's slot or NULL. Returns the objects taken.
+ * slabs (counted in RTE_SHEAF_STAT_STEAL); lc is the caller's slot or
+ * NULL. The caller looks at the shared tiers again afterwards, whatever
+ * was taken: an owner the thief waited for may have moved its sheaves.
  */
-unsigned int sheaf_lcore_steal(struct sheaf_pool *sp, struct sheaf_lcore *lc);
+void sheaf_lcore_steal(struct sheaf_pool *sp, struct sheaf_lcore *lc);
+
+/* A set of lcore slots by index: those whose steal marks a thief holds. */
+struct sheaf_lcore_set {
+	uint32_t bits[RTE_MAX_LCORE / 32];
+};
+
+static inline void
+sheaf_lcore_set_add(struct sheaf_lcore_set *s, unsigned int i)
+{
+	s->bits[i / 32] |= 1u << (i % 32);
+}
+
+static inline void
+sheaf_lcore_set_del(struct sheaf_lcore_set *s, unsigned int i)
+{
+	s->bits[i / 32] &= ~(1u << (i % 32));
+}
+
+static inline int
+sheaf_lcore_set_has(const struct sheaf_lcore_set *s, unsigned int i)
+{
+	return (s->bits[i / 32] & (1u << (i % 32))) != 0;
+}
+
+/*
+ * Take v's steal mark (one thief per slot): 1 when taken. Acquire: see
+ * what a previous thief left.
+ */
+static inline int
+sheaf_lcore_mark(struct sheaf_lcore *v)
+{
+	uint32_t zero = 0;
+
+	return __atomic_compare_exchange_n(&v->steal, &zero, 1, 0,
+		__ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+/* Release v's steal mark: the owner, seeing 0, sees what was done. */
+static inline void
+sheaf_lcore_unmark(struct sheaf_lcore *v)
+{
+	__atomic_store_n(&v->steal, 0, __ATOMIC_RELEASE);
+}
+
+/* Release the steal marks of every slot in marked. */
+void sheaf_lcore_unmark_set(struct sheaf_pool *sp,
+	const struct sheaf_lcore_set *marked);
+
+/* Whether lc's sheaves, or its stash, hold anything (racy). */
+static inline int
+sheaf_lcore_holds(const struct sheaf_lcore *lc)
+{
+	return __atomic_load_n(&lc->msize, __ATOMIC_RELAXED) != 0 ||
+		__atomic_load_n(&lc->spare->size, __ATOMIC_RELAXED) != 0 ||
+		__atomic_load_n(&lc->nb_stash, __ATOMIC_RELAXED) != 0;
+}
 
 /*
  * The thief's side of the steal handshake (membarrier(), see

@@ -124,46 +124,27 @@ sheaf_prefill_leave(struct sheaf_prefill_ctx *c)
 	sheaf_lcore_release(c->lc);
 }
 
-/* Barn ring operations under the caller's barn mark (see sheaf_lcore.c). */
-static inline void
-sheaf_prefill_barn_enter(const struct sheaf_prefill_ctx *c)
-{
-	if (c->lc == NULL)
-		return;
-	c->lc->busy |= SHEAF_BUSY_BARN;
-	rte_compiler_barrier();
-}
-
-static inline void
-sheaf_prefill_barn_leave(const struct sheaf_prefill_ctx *c)
-{
-	if (c->lc == NULL)
-		return;
-	rte_compiler_barrier();
-	c->lc->busy &= ~SHEAF_BUSY_BARN;
-}
-
 static struct sheaf *
 sheaf_prefill_barn_get(const struct sheaf_prefill_ctx *c, uint32_t b,
 	bool full)
 {
 	struct sheaf *s;
 
-	sheaf_prefill_barn_enter(c);
+	sheaf_busy_set(c->lc, SHEAF_BUSY_BARN);
 	s = full ? sheaf_barn_get_full(c->sp, b) : sheaf_barn_get_empty(c->sp, b);
-	sheaf_prefill_barn_leave(c);
+	sheaf_busy_clear(c->lc, SHEAF_BUSY_BARN);
 	return s;
 }
 
 static void
 sheaf_prefill_barn_put(const struct sheaf_prefill_ctx *c, struct sheaf *s)
 {
-	sheaf_prefill_barn_enter(c);
+	sheaf_busy_set(c->lc, SHEAF_BUSY_BARN);
 	if (s->size != 0)
 		sheaf_barn_put_full(c->sp, c->home, s);
 	else
 		sheaf_barn_put_empty(c->sp, c->home, s);
-	sheaf_prefill_barn_leave(c);
+	sheaf_busy_clear(c->lc, SHEAF_BUSY_BARN);
 }
 
 /* Take up to n objects from the caller's own spare, then main. */
@@ -186,42 +167,21 @@ sheaf_prefill_from_own(const struct sheaf_prefill_ctx *c, void **objs,
 	return got + t;
 }
 
-/* Copy up to n objects out of the barns' full sheaves, home first. */
+/*
+ * Take up to max objects from the barns' full sheaves, then, short of
+ * need, from the slabs. Returns the objects taken.
+ */
 static unsigned int
-sheaf_prefill_from_barns(const struct sheaf_prefill_ctx *c, void **objs,
-	unsigned int n)
-{
-	struct sheaf_pool *sp = c->sp;
-	unsigned int got = 0, t;
-	struct sheaf *s;
-	uint32_t i, b;
-
-	for (i = 0; i < sp->nb_barns && got < n; i++) {
-		b = (c->home + i) % sp->nb_barns;
-		while (got < n && (s = sheaf_prefill_barn_get(c, b, true)) != NULL) {
-			t = RTE_MIN(s->size, n - got);
-			s->size -= t;
-			memcpy(objs + got, &s->objs[s->size], t * sizeof(void *));
-			got += t;
-			sheaf_prefill_barn_enter(c);
-			if (s->size != 0)
-				sheaf_barn_put_full(sp, b, s);
-			else
-				sheaf_barn_put_empty(sp, b, s);
-			sheaf_prefill_barn_leave(c);
-		}
-	}
-	return got;
-}
-
-static unsigned int
-sheaf_prefill_from_slabs(const struct sheaf_prefill_ctx *c, void **objs,
-	unsigned int n)
+sheaf_prefill_from_shared(const struct sheaf_prefill_ctx *c, void **objs,
+	unsigned int need, unsigned int max)
 {
 	unsigned int got;
 
+	got = sheaf_barns_take(c->sp, c->lc, c->home, objs, max);
+	if (got >= need)
+		return got;
 	sheaf_depot_enter(c->lc);
-	got = sheaf_slab_alloc_bulk(c->sp, c->home, objs, n);
+	got += sheaf_slab_alloc_bulk(c->sp, c->home, objs + got, max - got);
 	sheaf_depot_leave(c->sp, c->lc);
 	return got;
 }
@@ -270,16 +230,13 @@ sheaf_prefill_load(const struct sheaf_prefill_ctx *c, struct sheaf *s,
 
 	got += sheaf_prefill_from_own(c, &s->objs[got], max - got);
 	if (got < min)
-		got += sheaf_prefill_from_barns(c, &s->objs[got], max - got);
-	if (got < min)
-		got += sheaf_prefill_from_slabs(c, &s->objs[got], max - got);
+		got += sheaf_prefill_from_shared(c, &s->objs[got], min - got,
+			max - got);
 	/* Objects stranded on idle lcores: take them back, look once more. */
 	if (got < min) {
 		sheaf_lcore_steal(c->sp, c->lc);
-		got += sheaf_prefill_from_slabs(c, &s->objs[got], max - got);
-		if (got < min)
-			got += sheaf_prefill_from_barns(c, &s->objs[got],
-				max - got);
+		got += sheaf_prefill_from_shared(c, &s->objs[got], min - got,
+			max - got);
 	}
 	if (got < min) {
 		sheaf_prefill_to_tiers(c, &s->objs[from], got - from);
