@@ -342,16 +342,26 @@ put_all(struct rte_mempool *mp, void **in, unsigned int n, bool bulk)
 	return TEST_SUCCESS;
 }
 
+/* The case's pool (default configuration), its object table, room for
+ * all its objects (and one more) in objs.
+ */
+static int
+open_pool(const char *name, unsigned int n, unsigned int elt_size,
+	unsigned int cache_size)
+{
+	pool = rte_sheaf_pool_create(name, n, elt_size, cache_size, 0,
+		SOCKET_ID_ANY, 0, NULL);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	objs = calloc(n + 1, sizeof(*objs));
+	RTE_TEST_ASSERT_NOT_NULL(objs, "out of memory");
+	return sheaf_test_objs_build(pool, &table);
+}
+
 static int
 get_all_with_cache(unsigned int cache_size)
 {
-	pool = rte_sheaf_pool_create("sp_all", POOL_N, POOL_ELT, cache_size,
-		0, SOCKET_ID_ANY, 0, NULL);
-	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
-		rte_strerror(rte_errno));
-	objs = calloc(POOL_N + 1, sizeof(*objs));
-	RTE_TEST_ASSERT_NOT_NULL(objs, "out of memory");
-	SHEAF_TEST_CHECK(sheaf_test_objs_build(pool, &table));
+	SHEAF_TEST_CHECK(open_pool("sp_all", POOL_N, POOL_ELT, cache_size));
 
 	SHEAF_TEST_CHECK(get_all_one_by_one(pool, objs));
 	SHEAF_TEST_CHECK(put_all(pool, objs, POOL_N, false));
@@ -535,13 +545,7 @@ contents_survive(unsigned int elt_size, unsigned int cache_size)
 {
 	const unsigned int n = 1023;
 
-	pool = rte_sheaf_pool_create("sp_data", n, elt_size, cache_size, 0,
-		SOCKET_ID_ANY, 0, NULL);
-	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
-		rte_strerror(rte_errno));
-	objs = calloc(n + 1, sizeof(*objs));
-	RTE_TEST_ASSERT_NOT_NULL(objs, "out of memory");
-	SHEAF_TEST_CHECK(sheaf_test_objs_build(pool, &table));
+	SHEAF_TEST_CHECK(open_pool("sp_data", n, elt_size, cache_size));
 
 	SHEAF_TEST_CHECK(get_all_one_by_one(pool, objs));
 	fill_objects(objs, n, elt_size);
