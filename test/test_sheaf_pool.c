@@ -684,7 +684,7 @@ check_capacity(const char *name, unsigned int n, unsigned int elt,
 		info.capacity, lo, hi);
 	/* As documented: lcores x (2 x capacity + 32). */
 	SHEAF_TEST_ASSERT_INT(stranded,
-		rte_lcore_count() * (2 * info.capacity + 32), "stranded max");
+		rte_lcore_count() * 2 * info.capacity, "stranded max");
 	return TEST_SUCCESS;
 }
 

@@ -121,7 +121,41 @@ struct rte_sheaf_config {
 	 * populate; it must stay valid while the pool is used.
 	 */
 	struct rte_rcu_qsbr *qsbr;
+	/**
+	 * Microseconds without a pool call after which another lcore may
+	 * take an lcore's objects back itself (an allocation that ran dry,
+	 * a flush); an lcore that calls the pool is asked instead, never
+	 * interrupted. An allocation that finds objects only in other
+	 * lcores' sheaves waits for them up to three times this plus
+	 * membarrier_interval_us. 0: RTE_SHEAF_IDLE_US_DEFAULT. Max
+	 * RTE_SHEAF_TIME_US_MAX.
+	 */
+	uint32_t idle_us;
+	/**
+	 * Microseconds between two membarrier() calls of the pool, at the
+	 * most (each interrupts the CPUs running the pool's owners to take
+	 * back idle lcores' objects). 0: RTE_SHEAF_MEMBARRIER_US_DEFAULT.
+	 * Max RTE_SHEAF_TIME_US_MAX.
+	 */
+	uint32_t membarrier_interval_us;
+	/**
+	 * Milliseconds rte_sheaf_deferred_barrier() waits at most before it
+	 * returns -ETIMEDOUT. 0: RTE_SHEAF_BARRIER_MS_DEFAULT. Max
+	 * RTE_SHEAF_BARRIER_MS_MAX.
+	 */
+	uint32_t barrier_timeout_ms;
 };
+
+/** Default of struct rte_sheaf_config::idle_us: 1 ms. */
+#define RTE_SHEAF_IDLE_US_DEFAULT 1000
+/** Default of struct rte_sheaf_config::membarrier_interval_us: 1 ms. */
+#define RTE_SHEAF_MEMBARRIER_US_DEFAULT 1000
+/** Largest idle_us and membarrier_interval_us: 1 s. */
+#define RTE_SHEAF_TIME_US_MAX 1000000
+/** Default of struct rte_sheaf_config::barrier_timeout_ms: 5 s. */
+#define RTE_SHEAF_BARRIER_MS_DEFAULT 5000
+/** Largest barrier_timeout_ms: 1 hour. */
+#define RTE_SHEAF_BARRIER_MS_MAX 3600000
 
 /**
  * The statistics of a sheaf pool: one counter per item, summed over
@@ -130,8 +164,8 @@ struct rte_sheaf_config {
  */
 #define RTE_SHEAF_STATS(X) \
 	X(ALLOC_FAST, alloc_fast, "Objects allocated from an lcore's main sheaf") \
-	X(ALLOC_SLOW, alloc_slow, "Objects allocated past the main sheaf (slow paths)") \
 	X(FREE_FAST, free_fast, "Objects freed into an lcore's main sheaf") \
+	X(ALLOC_SLOW, alloc_slow, "Objects allocated past the main sheaf (slow paths)") \
 	X(FREE_SLOW, free_slow, "Objects freed past the main sheaf (slow paths)") \
 	X(ALLOC_FAIL, alloc_fail, "Events: allocation failed, nothing taken") \
 	X(SWAP, swap, "Events: main and spare sheaf swapped") \
@@ -142,8 +176,14 @@ struct rte_sheaf_config {
 	X(REFILL, refill, "Objects refilled from slabs into a sheaf") \
 	X(FLUSH_MAIN, flush_main, "Objects flushed from a main sheaf to slabs") \
 	X(FLUSH_OTHER, flush_other, "Objects flushed to slabs by a flush call") \
-	X(REENTRANT, reentrant, "Events: call found its lcore busy") \
-	X(STEAL, steal, "Objects taken back from idle lcores' sheaves") \
+	X(REENTRANT, reentrant, "Events: call found its lcore busy (signal handler)") \
+	X(ASK, ask, "Events: another lcore asked to give its sheaves back or stamp its deferred sheaf") \
+	X(DRAIN, drain, "Objects an lcore gave back when asked") \
+	X(REMOTE_TAKE, remote_take, "Objects taken back from idle or dead lcores' sheaves") \
+	X(MEMBARRIER, membarrier, "Events: membarrier() calls to take from idle lcores") \
+	X(TAKEOVER, takeover, "Events: lcore slot taken over from a dead process") \
+	X(RECOVER, recover, "Events: a dead process's transaction on a barn or depot undone") \
+	X(LOST, lost, "Objects lost: freed by a signal handler with no room to park them") \
 	X(FREE_INVALID, free_invalid, "Objects refused on free: foreign or double") \
 	X(PREFILL, prefill, "Objects loaded into borrowed sheaves (prefill get and refill)") \
 	X(PREFILL_OVERSIZE, prefill_oversize, "Events: sheaf over the capacity allocated for a prefill") \
@@ -166,6 +206,27 @@ struct rte_sheaf_stats {
 	uint64_t count[RTE_SHEAF_STAT_MAX]; /**< Indexed by rte_sheaf_stat. */
 };
 
+/**
+ * The fields of struct rte_sheaf_info, in order, with their meaning: the
+ * one list the dump and telemetry print.
+ */
+#define RTE_SHEAF_INFO(X) \
+	X(size, "Objects in the pool (populated)") \
+	X(capacity, "Objects per sheaf") \
+	X(barn_max_full, "Full-sheaf limit per barn") \
+	X(barn_max_empty, "Empty sheaves each barn started with") \
+	X(nb_barns, "Barns: one per NUMA socket") \
+	X(nb_slabs, "Slabs cut from the pool's memory") \
+	X(nb_sheaves, "Sheaves allocated for the pool") \
+	X(nb_lcores, "Lcores holding at least one object") \
+	X(in_slabs, "Objects free in slabs") \
+	X(in_barns, "Objects in barn full sheaves") \
+	X(barn_full, "Sheaves on barn full stacks") \
+	X(barn_empty, "Sheaves on barn empty stacks") \
+	X(in_lcores, "Objects in lcore sheaves") \
+	X(nb_borrowed, "Sheaves lent by rte_sheaf_prefill_get()") \
+	X(in_deferred, "Objects freed deferred, not reclaimed")
+
 /** Where a pool's objects are, as read by rte_sheaf_info_get(). */
 struct rte_sheaf_info {
 	uint32_t size;           /**< Objects in the pool (populated). */
@@ -178,8 +239,8 @@ struct rte_sheaf_info {
 	uint32_t nb_lcores;      /**< Lcores holding at least one object. */
 	uint32_t in_slabs;       /**< Objects free in slabs. */
 	uint32_t in_barns;       /**< Objects in barn full sheaves. */
-	uint32_t barn_full;      /**< Sheaves in barn full rings. */
-	uint32_t barn_empty;     /**< Sheaves in barn empty rings. */
+	uint32_t barn_full;      /**< Sheaves on barn full stacks. */
+	uint32_t barn_empty;     /**< Sheaves on barn empty stacks. */
 	uint32_t in_lcores;      /**< Objects in lcore sheaves. */
 	uint32_t nb_borrowed;    /**< Sheaves lent by rte_sheaf_prefill_get(). */
 	uint32_t in_deferred;    /**< Objects freed deferred, not reclaimed. */

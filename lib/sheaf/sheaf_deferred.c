@@ -8,660 +8,552 @@
  *
  * Each lcore collects its deferred frees in its own deferred sheaf, with
  * no lock and no atomic. A full sheaf is stamped with one token of
- * rte_rcu_qsbr_start() and appended to its socket's FIFO. Reclaim looks
- * at the FIFO's head only: once rte_rcu_qsbr_check() (non-blocking) says
- * every reader has passed the token, the whole sheaf goes back into
- * circulation, as a full sheaf in the barn or straight in as the main
- * sheaf of an lcore that is refilling. One token and one check per sheaf,
- * no copy of objects, no callback per object; SLUB's call_rcu() handler
- * does the same with barn_put_full_sheaf().
+ * rte_rcu_qsbr_start() and pushed on its socket's FIFO, in one barn
+ * transaction. Reclaim looks at the FIFO's head only: once
+ * rte_rcu_qsbr_check() (non-blocking) says every reader has passed the
+ * token, the whole sheaf goes back into circulation, as a full sheaf in
+ * the barn or straight in as the main sheaf of an lcore that is
+ * refilling. One token and one check per sheaf, no copy of objects.
  *
- * Where SLUB allocates a new rcu_free sheaf with GFP_NOWAIT, the arena
- * here is fixed: an empty sheaf comes from the barn, else from an expired
- * deferred sheaf or a full barn sheaf whose objects go to the slabs. With
- * none of these, objects are queued one by one on a pool-wide queue of
- * (object, token) pairs, as SLUB falls back to its older kfree_rcu()
- * batching: nothing blocks, nothing is lost.
+ * Where SLUB allocates a new rcu_free sheaf, the arena here is fixed: an
+ * empty sheaf comes from the barn, else a full barn sheaf has its objects
+ * sent to the slabs (in transit meanwhile, sheaf_barn.h). With neither,
+ * objects are queued one by one with their token on their depot's
+ * fallback queue: nothing blocks, nothing is lost.
  *
- * Threads without an lcore slot, and calls that find their slot busy (a
- * signal handler), share one deferred sheaf per socket, under the FIFO's
- * lock.
+ * Callers without a slot, and signal handlers, share one deferred sheaf
+ * per socket, under the barn's lock; a handler whose thread holds that
+ * lock uses the fallback, under the depot's.
  *
  * Deferred objects are in use for get_count until they are reclaimed.
  */
 
+#include <errno.h>
 #include <string.h>
 
-#include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_pause.h>
 
+#include "sheaf_ask.h"
 #include "sheaf_barn.h"
 #include "sheaf_deferred.h"
-#include "sheaf_lcore.h"
+#include "sheaf_pair.h"
 #include "sheaf_slab.h"
+#include "sheaf_slot.h"
 
-/* Sheaves moved per FIFO lock hold: bounds the hold time and the stack. */
+/* Expired sheaves moved per barn transaction: bounds the lock hold. */
 #define SHEAF_RCU_BATCH 32
-/* Fallback objects freed per lock hold, for the same reasons. */
-#define SHEAF_RCU_OBJ_BATCH 64
 
-/* The calling thread, for one deferred operation. */
-struct sheaf_rcu_ctx {
-	struct sheaf_pool *sp;
-	struct sheaf_deferred *d;
-	struct sheaf_lcore *lc; /* the caller's slot, held busy, or NULL */
-	uint32_t avoid;         /* busy bits of a call this one interrupted */
-};
-
-static void
-sheaf_rcu_stat(const struct sheaf_rcu_ctx *c, enum rte_sheaf_stat id,
-	uint64_t v)
+/* The deferred state word of a slot. */
+static inline uint32_t
+sheaf_ds_idx(uint32_t ds)
 {
-	sheaf_stat_add(c->sp, c->lc, id, v);
+	return ds >> SHEAF_SIZE_BITS;
 }
 
-static uint32_t
-sheaf_rcu_home(const struct sheaf_pool *sp)
+static inline uint32_t
+sheaf_ds_size(uint32_t ds)
 {
-	unsigned int socket = rte_socket_id();
-
-	return socket < sp->nb_barns ? socket : 0;
+	return ds & ((1u << SHEAF_SIZE_BITS) - 1);
 }
 
-/* Stamp s and append it to f; caller holds f->lock. */
-static void
-sheaf_rcu_fifo_append(const struct sheaf_rcu_ctx *c, struct sheaf_rcu_fifo *f,
-	struct sheaf *s)
+static inline uint32_t
+sheaf_ds_make(uint32_t idx, uint32_t size)
 {
+	return idx << SHEAF_SIZE_BITS | size;
+}
+
+#define SHEAF_DS_NONE (SHEAF_NONE << SHEAF_SIZE_BITS)
+
+/* Stamp arena sheaf idx (size set) and push it on barn b's FIFO. */
+static void
+sheaf_rcu_fifo_push(struct sheaf_tx *tx, uint32_t b, uint32_t idx)
+{
+	struct sheaf_pool *sp = tx->sp;
+	struct sheaf_barn *barn = &sp->barn[b];
 	struct sheaf_rcu_entry *e;
-
-	RTE_ASSERT(f->count < c->sp->nb_sheaves && s->size != 0);
-	e = &f->ent[(f->head + f->count) % c->sp->nb_sheaves];
-	e->s = s;
-	/*
-	 * rte_rcu_qsbr_start() is a release: the unlinks of s's objects,
-	 * made before they were freed, are visible to any reader that has
-	 * seen the new token, that is, that has reported reaching it.
-	 */
-	e->token = rte_rcu_qsbr_start(c->d->v);
-	/* Relaxed: racy readers only skip or retry; the lock orders the rest. */
-	__atomic_store_n(&f->count, f->count + 1, __ATOMIC_RELAXED);
-	sheaf_rcu_stat(c, RTE_SHEAF_STAT_DEFERRED_STAMP, 1);
-}
-
-/* Stamp s and queue it on barn b's FIFO. */
-static void
-sheaf_rcu_stamp(const struct sheaf_rcu_ctx *c, uint32_t b, struct sheaf *s)
-{
-	struct sheaf_rcu_fifo *f = &c->d->fifo[b];
-
-	sheaf_busy_set(c->lc, SHEAF_BUSY_DEFERRED);
-	rte_spinlock_lock(&f->lock);
-	sheaf_rcu_fifo_append(c, f, s);
-	rte_spinlock_unlock(&f->lock);
-	sheaf_busy_clear(c->lc, SHEAF_BUSY_DEFERRED);
-}
-
-/* Take up to max expired sheaves off f's head; caller holds f->lock. */
-static unsigned int
-sheaf_rcu_fifo_pop(const struct sheaf_rcu_ctx *c, struct sheaf_rcu_fifo *f,
-	struct sheaf **got, unsigned int max)
-{
-	unsigned int k = 0;
-
-	while (k < max && f->count != 0) {
-		const struct sheaf_rcu_entry *e = &f->ent[f->head];
-
-		/*
-		 * Non-blocking. Its acquire loads of the readers' counters
-		 * order their last accesses to the objects before reuse.
-		 */
-		if (rte_rcu_qsbr_check(c->d->v, e->token, false) != 1)
-			break;
-		got[k++] = e->s;
-		f->head = (f->head + 1) % c->sp->nb_sheaves;
-		__atomic_store_n(&f->count, f->count - 1, __ATOMIC_RELAXED);
-	}
-	return k;
-}
-
-/* Objects of a sheaf to the slabs, under the caller's depot mark. */
-static void
-sheaf_rcu_slab_free(const struct sheaf_rcu_ctx *c, void * const *objs,
-	unsigned int n)
-{
-	unsigned int bad;
-
-	sheaf_depot_enter(c->lc);
-	bad = sheaf_slab_free_bulk(c->sp, objs, n);
-	sheaf_depot_leave(c->sp, c->lc);
-	if (bad != 0)
-		sheaf_rcu_stat(c, RTE_SHEAF_STAT_FREE_INVALID, bad);
-}
-
-/*
- * A sheaf past its grace period goes back into circulation through barn
- * b: as a full sheaf while the barn is under its limit (racy check, as
- * the put ladder's), else its objects go to the slabs. Returns objects.
- */
-static unsigned int
-sheaf_rcu_return(const struct sheaf_rcu_ctx *c, uint32_t b, struct sheaf *s)
-{
-	unsigned int n = s->size;
-
-	sheaf_rcu_stat(c, RTE_SHEAF_STAT_DEFERRED_RECLAIM, n);
-	sheaf_busy_set(c->lc, SHEAF_BUSY_BARN);
-	if (rte_ring_count(c->sp->barn[b].full) < c->sp->cfg.barn_max_full) {
-		sheaf_barn_put_full(c->sp, b, s);
-		sheaf_busy_clear(c->lc, SHEAF_BUSY_BARN);
-		return n;
-	}
-	sheaf_busy_clear(c->lc, SHEAF_BUSY_BARN);
-	sheaf_rcu_slab_free(c, s->objs, n);
-	s->size = 0;
-	sheaf_busy_set(c->lc, SHEAF_BUSY_BARN);
-	sheaf_barn_put_empty(c->sp, b, s);
-	sheaf_busy_clear(c->lc, SHEAF_BUSY_BARN);
-	return n;
-}
-
-/*
- * An empty sheaf for deferred frees, cheapest rung first: the barn's
- * empties; an expired deferred sheaf; a full barn sheaf. The last two
- * hand their objects to the slabs (SLUB allocates a sheaf instead). NULL
- * when none is left, or when the interrupted call holds what a rung
- * needs. With locked, the caller holds barn b's FIFO lock.
- */
-static struct sheaf *
-sheaf_rcu_get_empty(const struct sheaf_rcu_ctx *c, uint32_t b, bool locked)
-{
-	struct sheaf_rcu_fifo *f = &c->d->fifo[b];
-	struct sheaf *s = NULL;
-
-	if (c->avoid & SHEAF_BUSY_BARN)
-		return NULL;
-	sheaf_busy_set(c->lc, SHEAF_BUSY_BARN);
-	s = sheaf_barn_get_empty(c->sp, b);
-	sheaf_busy_clear(c->lc, SHEAF_BUSY_BARN);
-	if (s != NULL || (c->avoid & SHEAF_BUSY_DEPOT))
-		return s;
-
-	/* Racy, not critical: an entry appended meanwhile waits anyway. */
-	if (__atomic_load_n(&f->count, __ATOMIC_RELAXED) != 0) {
-		if (locked) {
-			sheaf_rcu_fifo_pop(c, f, &s, 1);
-		} else {
-			sheaf_busy_set(c->lc, SHEAF_BUSY_DEFERRED);
-			if (rte_spinlock_trylock(&f->lock)) {
-				sheaf_rcu_fifo_pop(c, f, &s, 1);
-				rte_spinlock_unlock(&f->lock);
-			}
-			sheaf_busy_clear(c->lc, SHEAF_BUSY_DEFERRED);
-		}
-		if (s != NULL)
-			sheaf_rcu_stat(c, RTE_SHEAF_STAT_DEFERRED_RECLAIM,
-				s->size);
-	}
-	if (s == NULL) {
-		sheaf_busy_set(c->lc, SHEAF_BUSY_BARN);
-		s = sheaf_barn_get_full(c->sp, b);
-		sheaf_busy_clear(c->lc, SHEAF_BUSY_BARN);
-	}
-	if (s != NULL) {
-		sheaf_rcu_slab_free(c, s->objs, s->size);
-		s->size = 0;
-	}
-	return s;
-}
-
-/*
- * The last rung: objects queued one by one, under one token for the
- * call. Not under a FIFO lock on a held slot (the busy bit would clear).
- */
-static void
-sheaf_rcu_fallback(const struct sheaf_rcu_ctx *c, void * const *objs,
-	unsigned int n)
-{
-	struct sheaf_rcu_fallback *fb = &c->d->fb;
-	unsigned int i;
 	uint64_t token;
 
-	sheaf_busy_set(c->lc, SHEAF_BUSY_DEFERRED);
-	rte_spinlock_lock(&fb->lock);
-	/* A release, after the objects' unlinks: see sheaf_rcu_fifo_append(). */
-	token = rte_rcu_qsbr_start(c->d->v);
-	for (i = 0; i < n && fb->count < fb->size; i++) {
-		struct sheaf_rcu_obj *e =
-			&fb->ent[(fb->head + fb->count) % fb->size];
+	RTE_ASSERT(barn->fifo_count < sp->nb_sheaves);
+	e = &barn->fifo[(barn->fifo_head + barn->fifo_count) % sp->nb_sheaves];
+	/*
+	 * rte_rcu_qsbr_start() is a release: the unlinks of the sheaf's
+	 * objects, made before they were freed, are visible to any reader
+	 * that has seen the new token, that is, that has reported it.
+	 * Tokens taken under the lock grow from head to tail.
+	 */
+	token = rte_rcu_qsbr_start(sp->qsbr);
+	sheaf_tx_store32(tx, &e->sheaf, idx);
+	sheaf_tx_store64(tx, &e->token, token);
+	sheaf_tx_store32(tx, &barn->fifo_count, barn->fifo_count + 1);
+	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_DEFERRED_STAMP, 1);
+}
 
-		e->obj = objs[i];
-		e->token = token;
-		__atomic_store_n(&fb->count, fb->count + 1, __ATOMIC_RELAXED);
+/* Pop barn b's FIFO head if its grace period is over, else SHEAF_NONE. */
+static uint32_t
+sheaf_rcu_fifo_pop(struct sheaf_tx *tx, uint32_t b)
+{
+	struct sheaf_pool *sp = tx->sp;
+	struct sheaf_barn *barn = &sp->barn[b];
+	const struct sheaf_rcu_entry *e = &barn->fifo[barn->fifo_head];
+
+	/*
+	 * Non-blocking. Its acquire loads of the readers' counters order
+	 * their last accesses to the objects before their reuse.
+	 */
+	if (barn->fifo_count == 0 ||
+			rte_rcu_qsbr_check(sp->qsbr, e->token, false) != 1)
+		return SHEAF_NONE;
+	sheaf_tx_store32(tx, &barn->fifo_head,
+		(barn->fifo_head + 1) % sp->nb_sheaves);
+	sheaf_tx_store32(tx, &barn->fifo_count, barn->fifo_count - 1);
+	return e->sheaf;
+}
+
+/*
+ * Queue a run of depot d's objects on its fallback queue under one token.
+ * Returns the objects refused: the queue was full.
+ */
+static unsigned int
+sheaf_rcu_fallback_run(struct sheaf_pool *sp, uint32_t d, void * const *objs,
+	unsigned int n, void *arg)
+{
+	struct sheaf_depot *dp = &sp->depot[d];
+	unsigned int i, *queued = arg;
+	struct sheaf_tx tx;
+	uint64_t token;
+
+	/* Not from a signal handler: this waits, and cannot fail. */
+	RTE_VERIFY(sheaf_depot_begin(&tx, sp, d, "fallback", false) == 0);
+	/* A release, after the objects' unlinks: see sheaf_rcu_fifo_push(). */
+	token = rte_rcu_qsbr_start(sp->qsbr);
+	for (i = 0; i < n && dp->fb_count + i < dp->fb_size; i++) {
+		struct sheaf_rcu_obj *e =
+			&dp->fb[(dp->fb_head + dp->fb_count + i) % dp->fb_size];
+
+		sheaf_tx_storep(&tx, &e->obj, objs[i]);
+		sheaf_tx_store64(&tx, &e->token, token);
 	}
-	rte_spinlock_unlock(&fb->lock);
-	sheaf_busy_clear(c->lc, SHEAF_BUSY_DEFERRED);
-	sheaf_rcu_stat(c, RTE_SHEAF_STAT_DEFERRED_FALLBACK, i);
-	if (i < n) {
-		/* Only more frees than the pool has objects fill it. */
+	sheaf_tx_store32(&tx, &dp->fb_count, dp->fb_count + i);
+	sheaf_tx_end(&tx);
+	*queued += i;
+	/* Only more frees than the pool has objects fill it. */
+	if (i < n)
 		SHEAF_LOG(ERR, "pool %s: %u objects refused, deferred queue full (double free?)",
-			c->sp->mp->name, n - i);
-		sheaf_rcu_stat(c, RTE_SHEAF_STAT_FREE_INVALID, n - i);
+			sp->mp->name, n - i);
+	return n - i;
+}
+
+/* The last rung: objects queued one by one, never from a handler. */
+static void
+sheaf_rcu_fallback(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	void * const *objs, unsigned int n)
+{
+	unsigned int bad = 0, queued = 0;
+
+	bad += sheaf_slab_each_run(sp, objs, n, sheaf_rcu_fallback_run,
+		&queued, &bad);
+	sheaf_stat_add(sp, lc, RTE_SHEAF_STAT_DEFERRED_FALLBACK, queued);
+	sheaf_stat_add(sp, lc, RTE_SHEAF_STAT_FREE_INVALID, bad);
+}
+
+/*
+ * An empty sheaf for lc's deferred sheaf (lc held, its dstate none):
+ * barn b's empties, else a full barn sheaf emptied into the slabs. Returns
+ * whether lc has one now.
+ */
+static bool
+sheaf_rcu_slot_sheaf(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	uint32_t b)
+{
+	unsigned int bad = 0;
+	struct sheaf_tx tx;
+	uint32_t i;
+	int e;
+
+	if (sheaf_barn_begin(&tx, sp, b, "defer_sheaf", false) < 0)
+		return false;
+	i = sheaf_barn_pop_empty(&tx, b);
+	if (i != SHEAF_NONE)
+		sheaf_tx_store32(&tx, &lc->dstate, sheaf_ds_make(i, 0));
+	sheaf_tx_end(&tx);
+	if (i != SHEAF_NONE)
+		return true;
+	/* A full barn sheaf, its objects sent to the slabs meanwhile. */
+	e = sheaf_barn_take_transit(sp, b, &i);
+	if (e < 0)
+		return false;
+	sheaf_barn_transit_flush(sp, sheaf_at(sp, i), &bad);
+	sheaf_stat_add(sp, lc, RTE_SHEAF_STAT_FREE_INVALID, bad);
+	SHEAF_KILL("defer.transit");
+	if (sheaf_at(sp, i)->size != 0) {
+		sheaf_barn_return_transit(sp, b, e);
+		return false;
 	}
+	/* Not inside a transaction: this cannot fail. */
+	RTE_VERIFY(sheaf_barn_begin(&tx, sp, b, "defer_install", false) == 0);
+	sheaf_barn_transit_take(&tx, b, e);
+	sheaf_tx_store32(&tx, &lc->dstate, sheaf_ds_make(i, 0));
+	sheaf_tx_end(&tx);
+	return true;
+}
+
+unsigned int
+sheaf_deferred_stamp(struct sheaf_pool *sp, struct sheaf_slot *v)
+{
+	uint32_t ds = __atomic_load_n(&v->dstate, __ATOMIC_RELAXED);
+	struct sheaf_tx tx;
+
+	if (sheaf_ds_idx(ds) == SHEAF_NONE)
+		return 0;
+	if (sheaf_barn_begin(&tx, sp, v->barn, "stamp", false) < 0)
+		return 0;
+	sheaf_tx_store32(&tx, &sheaf_at(sp, sheaf_ds_idx(ds))->size,
+		sheaf_ds_size(ds));
+	sheaf_rcu_fifo_push(&tx, v->barn, sheaf_ds_idx(ds));
+	/*
+	 * Release (fence, then the store): a barrier that sees dstate none
+	 * with acquire sees the token taken above.
+	 */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	sheaf_tx_store32(&tx, &v->dstate, SHEAF_DS_NONE);
+	sheaf_tx_end(&tx);
+	return sheaf_ds_size(ds);
 }
 
 /* Deferred frees into the held slot's own sheaf. */
-static void
-sheaf_rcu_free_lcore(const struct sheaf_rcu_ctx *c, void * const *objs,
-	unsigned int n)
-{
-	struct sheaf_lcore *lc = c->lc;
-	unsigned int done = 0, t;
-	struct sheaf *s;
-
-	while (done < n) {
-		s = lc->deferred;
-		if (s == NULL) {
-			s = sheaf_rcu_get_empty(c, lc->barn, false);
-			if (s == NULL) {
-				sheaf_rcu_fallback(c, objs + done, n - done);
-				return;
-			}
-		}
-		t = RTE_MIN(s->capacity - s->size, n - done);
-		memcpy(&s->objs[s->size], objs + done, t * sizeof(void *));
-		s->size += t;
-		done += t;
-		if (s->size == s->capacity) {
-			/* Relaxed: a barrier's racy probe, see sheaf_rcu_push_idle(). */
-			__atomic_store_n(&lc->deferred, NULL, __ATOMIC_RELAXED);
-			sheaf_rcu_stamp(c, lc->barn, s);
-		} else {
-			__atomic_store_n(&lc->deferred, s, __ATOMIC_RELAXED);
-		}
-	}
-}
-
-/* Deferred frees into the socket's shared sheaf, under its FIFO lock. */
 static int
-sheaf_rcu_free_shared(const struct sheaf_rcu_ctx *c, uint32_t b,
+sheaf_rcu_free_slot(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void * const *objs, unsigned int n)
 {
-	struct sheaf_rcu_fifo *f = &c->d->fifo[b];
-	unsigned int done = 0, t;
+	unsigned int done = 0, t, size;
 	struct sheaf *s;
+	uint32_t ds;
 
-	/* The interrupted call holds a deferred lock of this thread. */
-	if (c->avoid & SHEAF_BUSY_DEFERRED)
-		return -EAGAIN;
-	rte_spinlock_lock(&f->lock);
 	while (done < n) {
-		s = f->shared;
-		if (s == NULL) {
-			s = sheaf_rcu_get_empty(c, b, true);
-			if (s == NULL) {
-				sheaf_rcu_fallback(c, objs + done, n - done);
-				break;
-			}
-			f->shared = s;
+		ds = lc->dstate;
+		if (sheaf_ds_idx(ds) == SHEAF_NONE) {
+			if (sheaf_rcu_slot_sheaf(sp, lc, lc->barn))
+				continue;
+			sheaf_rcu_fallback(sp, lc, objs + done, n - done);
+			return 0;
 		}
-		t = RTE_MIN(s->capacity - s->size, n - done);
-		memcpy(&s->objs[s->size], objs + done, t * sizeof(void *));
-		s->size += t;
+		s = sheaf_at(sp, sheaf_ds_idx(ds));
+		size = sheaf_ds_size(ds);
+		t = RTE_MIN(s->capacity - size, n - done);
+		/* Beyond the count: the store below makes them the sheaf's. */
+		memcpy(&s->objs[size], objs + done, t * sizeof(void *));
+		SHEAF_KILL("defer.copy");
+		/* Relaxed: racy counts and the barrier's probe of the index. */
+		__atomic_store_n(&lc->dstate, ds + t, __ATOMIC_RELAXED);
 		done += t;
-		if (s->size == s->capacity) {
-			f->shared = NULL;
-			sheaf_rcu_fifo_append(c, f, s);
-		}
+		if (size + t == s->capacity)
+			sheaf_deferred_stamp(sp, lc);
 	}
-	rte_spinlock_unlock(&f->lock);
 	return 0;
 }
 
-int
-sheaf_deferred_free(struct sheaf_pool *sp, void * const *objs, unsigned int n)
+/*
+ * Deferred frees into barn b's shared sheaf, from the front of objs.
+ * Returns the objects taken (all or none with all), or -EDEADLK when the
+ * caller's thread holds a lock.
+ */
+static int
+sheaf_rcu_free_shared(struct sheaf_pool *sp, uint32_t b, void * const *objs,
+	unsigned int n, bool all)
 {
-	struct sheaf_rcu_ctx c = { .sp = sp, .d = sheaf_deferred_of(sp) };
-	struct sheaf_lcore *lc = sheaf_lcore_own_slot(sp);
-	uint32_t b;
+	struct sheaf_barn *barn = &sp->barn[b];
+	unsigned int t, done = 0;
+	struct sheaf_tx tx;
+	struct sheaf *s;
 	int ret;
 
-	if (likely(lc != NULL && lc->busy == 0)) {
-		lc->busy = SHEAF_BUSY_SHEAF;
-		rte_compiler_barrier(); /* see sheaf_lcore_get() */
-		if (likely(__atomic_load_n(&lc->steal, __ATOMIC_ACQUIRE) == 0)) {
-			c.lc = lc;
-			sheaf_rcu_free_lcore(&c, objs, n);
-			lc->stat[RTE_SHEAF_STAT_FREE_DEFERRED] += n;
-			rte_compiler_barrier();
-			lc->busy = 0;
-			return 0;
+	ret = sheaf_barn_begin(&tx, sp, b, "defer_shared", false);
+	if (ret < 0)
+		return ret;
+	if (all) {
+		uint64_t room = (uint64_t)barn->nb_empty * sp->cfg.capacity;
+
+		if (barn->shared_def != SHEAF_NONE)
+			room += sp->cfg.capacity -
+				sheaf_at(sp, barn->shared_def)->size;
+		if (room < n)
+			n = 0;
+	}
+	while (done < n) {
+		if (barn->shared_def == SHEAF_NONE) {
+			uint32_t e = sheaf_barn_pop_empty(&tx, b);
+
+			if (e == SHEAF_NONE)
+				break;
+			sheaf_tx_store32(&tx, &barn->shared_def, e);
 		}
-		/* A thief holds the slot: shared path, not a re-entry. */
-		lc->busy = 0;
-		lc = NULL;
+		s = sheaf_at(sp, barn->shared_def);
+		t = RTE_MIN(s->capacity - s->size, n - done);
+		memcpy(&s->objs[s->size], objs + done, t * sizeof(void *));
+		sheaf_tx_store32(&tx, &s->size, s->size + t);
+		done += t;
+		if (s->size == s->capacity) {
+			sheaf_rcu_fifo_push(&tx, b, barn->shared_def);
+			sheaf_tx_store32(&tx, &barn->shared_def, SHEAF_NONE);
+		}
 	}
-	if (lc != NULL) {
-		c.avoid = lc->busy;
-		b = lc->barn;
-		sheaf_rcu_stat(&c, RTE_SHEAF_STAT_REENTRANT, 1);
-	} else {
-		b = sheaf_rcu_home(sp);
-	}
-	ret = sheaf_rcu_free_shared(&c, b, objs, n);
-	if (ret == 0)
-		sheaf_rcu_stat(&c, RTE_SHEAF_STAT_FREE_DEFERRED, n);
-	return ret;
+	sheaf_tx_end(&tx);
+	return done;
 }
 
-/* Expired sheaves of barn b's FIFO back into circulation. */
-static unsigned int
-sheaf_rcu_reclaim_fifo(const struct sheaf_rcu_ctx *c, uint32_t b, bool try)
+int
+sheaf_deferred_free(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	void * const *objs, unsigned int n)
 {
-	struct sheaf_rcu_fifo *f = &c->d->fifo[b];
-	struct sheaf *got[SHEAF_RCU_BATCH];
-	unsigned int i, k, n = 0;
+	bool handler = sheaf_thread_self()->nb_held != 0;
+	int k;
+
+	if (lc != NULL)
+		return sheaf_rcu_free_slot(sp, lc, objs, n);
+	/*
+	 * A signal handler whose thread holds a lock waits for none: one
+	 * transaction on the shared sheaf takes them all, or none is freed.
+	 */
+	k = sheaf_rcu_free_shared(sp, sheaf_home_node(sp), objs, n, handler);
+	if (k < 0)
+		k = 0;
+	if ((unsigned int)k == n)
+		return 0;
+	if (handler)
+		return -EAGAIN;
+	sheaf_rcu_fallback(sp, NULL, objs + k, n - k);
+	return 0;
+}
+
+unsigned int
+sheaf_deferred_refill(struct sheaf_pool *sp, struct sheaf_slot *lc)
+{
+	struct sheaf_barn *barn = &sp->barn[lc->barn];
+	struct sheaf_tx tx;
+	uint32_t i;
+
+	if (sheaf_deferred_qsbr(sp) == NULL ||
+			__atomic_load_n(&barn->fifo_count, __ATOMIC_RELAXED) == 0)
+		return 0;
+	/* A slow-path hook: a busy lock is skipped. */
+	if (sheaf_barn_begin(&tx, sp, lc->barn, "defer_refill", true) < 0)
+		return 0;
+	i = sheaf_rcu_fifo_pop(&tx, lc->barn);
+	if (i != SHEAF_NONE)
+		sheaf_pair_tx_install(&tx, lc, lc->barn, i);
+	sheaf_tx_end(&tx);
+	if (i == SHEAF_NONE)
+		return 0;
+	lc->stat[RTE_SHEAF_STAT_DEFERRED_RECLAIM] += sheaf_at(sp, i)->size;
+	return sheaf_at(sp, i)->size;
+}
+
+/* Expired sheaves of barn b's FIFO to its full stack. */
+static unsigned int
+sheaf_rcu_reclaim_fifo(struct sheaf_pool *sp, uint32_t b, bool try)
+{
+	unsigned int k, n = 0;
+	struct sheaf_tx tx;
+	uint32_t i;
 
 	do {
-		/* Racy, not critical: an append missed now is seen next time. */
-		if (__atomic_load_n(&f->count, __ATOMIC_RELAXED) == 0)
+		/* Racy, not critical: an entry missed now is seen next time. */
+		if (__atomic_load_n(&sp->barn[b].fifo_count,
+				__ATOMIC_RELAXED) == 0 ||
+				sheaf_barn_begin(&tx, sp, b, "defer_reclaim",
+					try) < 0)
 			break;
-		sheaf_busy_set(c->lc, SHEAF_BUSY_DEFERRED);
-		if (try) {
-			if (!rte_spinlock_trylock(&f->lock)) {
-				sheaf_busy_clear(c->lc, SHEAF_BUSY_DEFERRED);
+		for (k = 0; k < SHEAF_RCU_BATCH; k++) {
+			i = sheaf_rcu_fifo_pop(&tx, b);
+			if (i == SHEAF_NONE)
 				break;
-			}
-		} else {
-			rte_spinlock_lock(&f->lock);
+			n += sheaf_at(sp, i)->size;
+			sheaf_barn_push(&tx, b, i);
 		}
-		k = sheaf_rcu_fifo_pop(c, f, got, SHEAF_RCU_BATCH);
-		rte_spinlock_unlock(&f->lock);
-		sheaf_busy_clear(c->lc, SHEAF_BUSY_DEFERRED);
-		for (i = 0; i < k; i++)
-			n += sheaf_rcu_return(c, b, got[i]);
+		sheaf_tx_end(&tx);
 	} while (k == SHEAF_RCU_BATCH);
 	return n;
 }
 
-/* Expired fallback objects to the slabs. */
+/* Expired fallback objects of depot d to its slabs. */
 static unsigned int
-sheaf_rcu_reclaim_fallback(const struct sheaf_rcu_ctx *c, bool try)
+sheaf_rcu_reclaim_fallback(struct sheaf_pool *sp, uint32_t d, bool try)
 {
-	struct sheaf_rcu_fallback *fb = &c->d->fb;
-	void *tmp[SHEAF_RCU_OBJ_BATCH];
-	unsigned int k, n = 0;
+	struct sheaf_depot *dp = &sp->depot[d];
+	void *tmp[SHEAF_TX_OBJS];
+	unsigned int k, n = 0, bad = 0;
+	struct sheaf_tx tx;
 
 	do {
-		/* Racy, not critical, as in sheaf_rcu_reclaim_fifo(). */
-		if (__atomic_load_n(&fb->count, __ATOMIC_RELAXED) == 0)
+		if (__atomic_load_n(&dp->fb_count, __ATOMIC_RELAXED) == 0 ||
+				sheaf_depot_begin(&tx, sp, d, "fallback_reclaim",
+					try) < 0)
 			break;
-		sheaf_busy_set(c->lc, SHEAF_BUSY_DEFERRED);
-		if (try) {
-			if (!rte_spinlock_trylock(&fb->lock)) {
-				sheaf_busy_clear(c->lc, SHEAF_BUSY_DEFERRED);
+		for (k = 0; k < SHEAF_TX_OBJS && k < dp->fb_count; k++) {
+			const struct sheaf_rcu_obj *e =
+				&dp->fb[(dp->fb_head + k) % dp->fb_size];
+
+			if (rte_rcu_qsbr_check(sp->qsbr, e->token, false) != 1)
 				break;
-			}
-		} else {
-			rte_spinlock_lock(&fb->lock);
+			tmp[k] = e->obj;
 		}
-		k = 0;
-		while (k < SHEAF_RCU_OBJ_BATCH && fb->count != 0 &&
-				rte_rcu_qsbr_check(c->d->v,
-					fb->ent[fb->head].token, false) == 1) {
-			tmp[k++] = fb->ent[fb->head].obj;
-			fb->head = (fb->head + 1) % fb->size;
-			__atomic_store_n(&fb->count, fb->count - 1,
-				__ATOMIC_RELAXED);
-		}
-		rte_spinlock_unlock(&fb->lock);
-		sheaf_busy_clear(c->lc, SHEAF_BUSY_DEFERRED);
 		if (k != 0) {
-			sheaf_rcu_slab_free(c, tmp, k);
-			sheaf_rcu_stat(c, RTE_SHEAF_STAT_DEFERRED_RECLAIM, k);
+			sheaf_tx_store32(&tx, &dp->fb_head,
+				(dp->fb_head + k) % dp->fb_size);
+			sheaf_tx_store32(&tx, &dp->fb_count, dp->fb_count - k);
+			bad += sheaf_depot_put(&tx, d, tmp, k);
 		}
+		sheaf_tx_end(&tx);
 		n += k;
-	} while (k == SHEAF_RCU_OBJ_BATCH);
+	} while (k == SHEAF_TX_OBJS);
+	if (bad != 0)
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, bad);
 	return n;
 }
 
 unsigned int
-sheaf_deferred_refill(struct sheaf_pool *sp, struct sheaf_lcore *lc)
-{
-	struct sheaf_rcu_ctx c = { .sp = sp, .d = sheaf_deferred_of(sp),
-		.lc = lc };
-	struct sheaf_rcu_fifo *f;
-	struct sheaf *s = NULL;
-
-	if (c.d == NULL)
-		return 0;
-	/* Fallback objects go to the slabs; the slab rung finds them. */
-	sheaf_rcu_reclaim_fallback(&c, true);
-	f = &c.d->fifo[lc->barn];
-	/* Racy, not critical: an append missed now is seen next time. */
-	if (__atomic_load_n(&f->count, __ATOMIC_RELAXED) == 0)
-		return 0;
-	sheaf_busy_set(c.lc, SHEAF_BUSY_DEFERRED);
-	if (rte_spinlock_trylock(&f->lock)) {
-		sheaf_rcu_fifo_pop(&c, f, &s, 1);
-		rte_spinlock_unlock(&f->lock);
-	}
-	sheaf_busy_clear(c.lc, SHEAF_BUSY_DEFERRED);
-	if (s == NULL)
-		return 0;
-	/* Main and spare are empty: main goes to the barn, s comes in. */
-	RTE_ASSERT(lc->main->size == 0 && s->size != 0);
-	sheaf_busy_set(c.lc, SHEAF_BUSY_BARN);
-	sheaf_barn_put_empty(sp, lc->barn, lc->main);
-	sheaf_busy_clear(c.lc, SHEAF_BUSY_BARN);
-	lc->main = s;
-	lc->stat[RTE_SHEAF_STAT_DEFERRED_RECLAIM] += s->size;
-	return s->size;
-}
-
-void
-sheaf_deferred_flush_lcore(struct sheaf_pool *sp, struct sheaf_lcore *lc)
-{
-	struct sheaf_rcu_ctx c = { .sp = sp, .d = sheaf_deferred_of(sp),
-		.lc = lc };
-	struct sheaf *s = lc->deferred;
-
-	if (c.d == NULL || s == NULL)
-		return;
-	__atomic_store_n(&lc->deferred, NULL, __ATOMIC_RELAXED);
-	sheaf_rcu_stamp(&c, lc->barn, s);
-}
-
-/* Whether anything is queued; racy, not critical: a hint to skip work. */
-static bool
-sheaf_rcu_queued(const struct sheaf_pool *sp, const struct sheaf_deferred *d)
-{
-	uint32_t b;
-
-	if (__atomic_load_n(&d->fb.count, __ATOMIC_RELAXED) != 0)
-		return true;
-	for (b = 0; b < sp->nb_barns; b++)
-		if (__atomic_load_n(&d->fifo[b].count, __ATOMIC_RELAXED) != 0)
-			return true;
-	return false;
-}
-
-/* Hold the caller's slot for a deferred operation, if it has one. */
-static int
-sheaf_rcu_hold(struct sheaf_rcu_ctx *c)
-{
-	return sheaf_lcore_hold(c->sp, &c->lc);
-}
-
-static void
-sheaf_rcu_unhold(struct sheaf_rcu_ctx *c)
-{
-	sheaf_lcore_release(c->lc);
-	c->lc = NULL;
-}
-
-static unsigned int
-sheaf_rcu_reclaim_all(const struct sheaf_rcu_ctx *c, bool try)
+sheaf_deferred_reclaim(struct sheaf_pool *sp, bool try)
 {
 	unsigned int n = 0;
 	uint32_t b;
 
-	for (b = 0; b < c->sp->nb_barns; b++)
-		n += sheaf_rcu_reclaim_fifo(c, b, try);
-	return n + sheaf_rcu_reclaim_fallback(c, try);
-}
-
-unsigned int
-sheaf_deferred_reclaim_self(struct sheaf_pool *sp, bool try)
-{
-	struct sheaf_rcu_ctx c = { .sp = sp, .d = sheaf_deferred_of(sp) };
-	unsigned int n;
-
-	if (c.d == NULL || !sheaf_rcu_queued(sp, c.d))
+	if (sheaf_deferred_qsbr(sp) == NULL)
 		return 0;
-	if (sheaf_rcu_hold(&c) < 0)
-		return 0;
-	n = sheaf_rcu_reclaim_all(&c, try);
-	sheaf_rcu_unhold(&c);
-	return n;
-}
-
-/*
- * Stamp and queue the deferred sheaves of other lcores, taking each slot
- * while its owner is provably outside the pool: the handshake of
- * sheaf_lcore_steal(), which leaves deferred sheaves alone. A slot whose
- * owner is inside is retried until the owner has left.
- */
-static int
-sheaf_rcu_push_idle(const struct sheaf_rcu_ctx *c)
-{
-	struct sheaf_pool *sp = c->sp;
-	struct sheaf_lcore_set marked;
-	unsigned int i, nb, pending;
-
-	for (;;) {
-		memset(&marked, 0, sizeof(marked));
-		nb = 0;
-		pending = 0;
-		for (i = 0; i < RTE_MAX_LCORE; i++) {
-			struct sheaf_lcore *v = &sp->lcore[i];
-
-			/* Racy, not critical: a sheaf set after this load
-			 * holds frees that began after the barrier did.
-			 */
-			if (v == c->lc || __atomic_load_n(&v->deferred,
-					__ATOMIC_RELAXED) == NULL)
-				continue;
-			if (sheaf_lcore_mark(v)) {
-				sheaf_lcore_set_add(&marked, i);
-				nb++;
-			} else {
-				pending++;
-			}
-		}
-		if (nb != 0 && sheaf_lcore_fence() != 0) {
-			sheaf_lcore_unmark_set(sp, &marked);
-			SHEAF_LOG(ERR, "pool %s: no membarrier(), other lcores' deferred sheaves stay",
-				sp->mp->name);
-			return -ENOTSUP;
-		}
-		for (i = 0; i < RTE_MAX_LCORE; i++) {
-			struct sheaf_lcore *v = &sp->lcore[i];
-			struct sheaf *s;
-
-			if (!sheaf_lcore_set_has(&marked, i))
-				continue;
-			if (__atomic_load_n(&v->busy, __ATOMIC_RELAXED) != 0) {
-				pending++;
-				continue;
-			}
-			/* The owner is outside and stays out: ours. */
-			s = v->deferred;
-			if (s != NULL) {
-				__atomic_store_n(&v->deferred, NULL,
-					__ATOMIC_RELAXED);
-				sheaf_rcu_stamp(c, v->barn, s);
-			}
-		}
-		sheaf_lcore_unmark_set(sp, &marked);
-		if (pending == 0)
-			return 0;
-		rte_pause();
+	for (b = 0; b < sp->nb_nodes; b++) {
+		n += sheaf_rcu_reclaim_fifo(sp, b, try);
+		n += sheaf_rcu_reclaim_fallback(sp, b, try);
 	}
+	if (n != 0)
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_DEFERRED_RECLAIM, n);
+	return n;
 }
 
 /* Stamp and queue every socket's shared deferred sheaf. */
 static void
-sheaf_rcu_push_shared(const struct sheaf_rcu_ctx *c)
+sheaf_rcu_stamp_shared(struct sheaf_pool *sp)
 {
+	struct sheaf_tx tx;
 	uint32_t b;
 
-	for (b = 0; b < c->sp->nb_barns; b++) {
-		struct sheaf_rcu_fifo *f = &c->d->fifo[b];
-
-		sheaf_busy_set(c->lc, SHEAF_BUSY_DEFERRED);
-		rte_spinlock_lock(&f->lock);
-		if (f->shared != NULL) {
-			sheaf_rcu_fifo_append(c, f, f->shared);
-			f->shared = NULL;
+	for (b = 0; b < sp->nb_nodes; b++) {
+		if (__atomic_load_n(&sp->barn[b].shared_def,
+				__ATOMIC_RELAXED) == SHEAF_NONE ||
+				sheaf_barn_begin(&tx, sp, b, "stamp_shared",
+					false) < 0)
+			continue;
+		if (sp->barn[b].shared_def != SHEAF_NONE) {
+			sheaf_rcu_fifo_push(&tx, b, sp->barn[b].shared_def);
+			sheaf_tx_store32(&tx, &sp->barn[b].shared_def,
+				SHEAF_NONE);
 		}
-		rte_spinlock_unlock(&f->lock);
-		sheaf_busy_clear(c->lc, SHEAF_BUSY_DEFERRED);
+		sheaf_tx_end(&tx);
 	}
 }
 
 /* Whether anything stamped at or before token t is still queued. */
 static bool
-sheaf_rcu_pending_upto(const struct sheaf_rcu_ctx *c, uint64_t t)
+sheaf_rcu_pending_upto(struct sheaf_pool *sp, uint64_t t)
 {
-	struct sheaf_rcu_fallback *fb = &c->d->fb;
-	bool pending = false;
 	uint32_t b;
 
-	for (b = 0; b < c->sp->nb_barns && !pending; b++) {
-		struct sheaf_rcu_fifo *f = &c->d->fifo[b];
+	/* Racy reads: a head seen moving is re-read at the next look. */
+	for (b = 0; b < sp->nb_nodes; b++) {
+		const struct sheaf_barn *barn = &sp->barn[b];
+		const struct sheaf_depot *dp = &sp->depot[b];
 
-		rte_spinlock_lock(&f->lock);
-		pending = f->count != 0 && f->ent[f->head].token <= t;
-		rte_spinlock_unlock(&f->lock);
+		if (__atomic_load_n(&barn->fifo_count, __ATOMIC_ACQUIRE) != 0 &&
+				__atomic_load_n(&barn->fifo[__atomic_load_n(
+					&barn->fifo_head, __ATOMIC_RELAXED)].token,
+					__ATOMIC_RELAXED) <= t)
+			return true;
+		if (__atomic_load_n(&dp->fb_count, __ATOMIC_ACQUIRE) != 0 &&
+				__atomic_load_n(&dp->fb[__atomic_load_n(
+					&dp->fb_head, __ATOMIC_RELAXED)].token,
+					__ATOMIC_RELAXED) <= t)
+			return true;
 	}
-	if (!pending) {
-		rte_spinlock_lock(&fb->lock);
-		pending = fb->count != 0 && fb->ent[fb->head].token <= t;
-		rte_spinlock_unlock(&fb->lock);
+	return false;
+}
+
+static unsigned int
+sheaf_rcu_act_stamp(struct sheaf_pool *sp, struct sheaf_slot *v,
+	void *arg __rte_unused)
+{
+	return sheaf_deferred_stamp(sp, v);
+}
+
+/* Stamp every other slot's deferred sheaf, by asking; bounded. */
+static int
+sheaf_rcu_stamp_others(struct sheaf_pool *sp, uint64_t deadline)
+{
+	struct sheaf_slot_set want = { { 0 } };
+	struct sheaf_ask ask;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < RTE_MAX_LCORE; i++)
+		/*
+		 * Acquire: pairs with sheaf_deferred_stamp()'s release. A
+		 * slot seen without a deferred sheaf has stamped, with a
+		 * token below the one the barrier reads next, every object
+		 * freed before; one seen with it is asked.
+		 */
+		if (sheaf_slot_claimed(sp, i) &&
+				sheaf_ds_idx(__atomic_load_n(&sp->slot[i].dstate,
+					__ATOMIC_ACQUIRE)) != SHEAF_NONE)
+			sheaf_slot_set_add(&want, i);
+	sheaf_ask_start(&ask, sp, &want, SHEAF_GATE_STAMP, sheaf_rcu_act_stamp,
+		NULL);
+	while (sheaf_ask_poll(&ask) != 0) {
+		if (sheaf_clock_ns() >= deadline) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		rte_pause();
 	}
-	return pending;
+	sheaf_ask_end(&ask, false);
+	return ret;
 }
 
 int
 sheaf_deferred_barrier(struct sheaf_pool *sp)
 {
-	struct sheaf_rcu_ctx c = { .sp = sp, .d = sheaf_deferred_of(sp) };
-	uint64_t t;
+	uint64_t deadline = sheaf_clock_ns() + sp->tun.barrier_ns, t;
+	struct sheaf_slot *lc;
 	int ret;
 
-	if (c.d == NULL)
-		return -ENOTSUP;
-	ret = sheaf_rcu_hold(&c);
+	/* A thief holding the caller's own slot lets go of it soon. */
+	while ((ret = sheaf_slot_hold(sp, &lc)) == 0 && lc == NULL &&
+			sheaf_slot_of(sp) != NULL &&
+			__atomic_load_n(&sheaf_slot_of(sp)->owner,
+				__ATOMIC_RELAXED) == sheaf_self) {
+		if (sheaf_clock_ns() >= deadline)
+			return -ETIMEDOUT;
+		rte_pause();
+	}
 	if (ret < 0)
 		return ret;
-	if (c.lc != NULL)
-		sheaf_deferred_flush_lcore(sp, c.lc);
-	ret = sheaf_rcu_push_idle(&c);
-	sheaf_rcu_push_shared(&c);
-	sheaf_rcu_unhold(&c);
+	if (lc != NULL) {
+		sheaf_deferred_stamp(sp, lc);
+		sheaf_slot_leave(lc);
+	}
+	ret = sheaf_rcu_stamp_others(sp, deadline);
+	sheaf_rcu_stamp_shared(sp);
 	if (ret < 0)
 		return ret;
 	/*
-	 * Every object deferred before this call now waits in a FIFO or
-	 * the fallback with a token at most t. Wait for those only: frees
-	 * made meanwhile would keep a busy pool's barrier going forever.
+	 * Every object deferred before this call waits with a token at most
+	 * t. Wait for those only: frees made meanwhile would keep a busy
+	 * pool's barrier going forever.
 	 */
-	t = __atomic_load_n(&c.d->v->token, __ATOMIC_ACQUIRE);
+	t = __atomic_load_n(&sp->qsbr->token, __ATOMIC_ACQUIRE);
 	for (;;) {
-		sheaf_rcu_reclaim_all(&c, false);
-		if (!sheaf_rcu_pending_upto(&c, t))
+		sheaf_deferred_reclaim(sp, false);
+		if (!sheaf_rcu_pending_upto(sp, t))
 			return 0;
+		if (sheaf_clock_ns() >= deadline)
+			return -ETIMEDOUT;
 		rte_pause();
 	}
 }
@@ -669,36 +561,34 @@ sheaf_deferred_barrier(struct sheaf_pool *sp)
 uint32_t
 sheaf_deferred_count(const struct sheaf_pool *sp)
 {
-	const struct sheaf_deferred *d = sheaf_deferred_of(sp);
-	const struct sheaf *s;
-	uint32_t b, i, n;
+	uint32_t b, i, n = 0, ds, cnt, head;
 
-	if (d == NULL)
+	if (sheaf_deferred_qsbr(sp) == NULL)
 		return 0;
-	/* Racy, not critical: a sheaf moving meanwhile may be counted
-	 * twice or missed; exact when the pool is quiet.
+	/* Racy, not critical: a sheaf moving meanwhile may be counted twice
+	 * or missed; exact when the pool is quiet.
 	 */
-	n = __atomic_load_n(&d->fb.count, __ATOMIC_RELAXED);
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		s = __atomic_load_n(&sp->lcore[i].deferred, __ATOMIC_RELAXED);
-		if (s != NULL)
-			n += __atomic_load_n(&s->size, __ATOMIC_RELAXED);
+		ds = __atomic_load_n(&sp->slot[i].dstate, __ATOMIC_RELAXED);
+		if (sheaf_ds_idx(ds) != SHEAF_NONE)
+			n += sheaf_ds_size(ds);
 	}
-	for (b = 0; b < sp->nb_barns; b++) {
-		const struct sheaf_rcu_fifo *f = &d->fifo[b];
-		uint32_t head = __atomic_load_n(&f->head, __ATOMIC_RELAXED);
-		uint32_t count = __atomic_load_n(&f->count, __ATOMIC_RELAXED);
+	for (b = 0; b < sp->nb_nodes; b++) {
+		const struct sheaf_barn *barn = &sp->barn[b];
+		const struct sheaf_depot *dp = &sp->depot[b];
 
-		s = __atomic_load_n(&f->shared, __ATOMIC_RELAXED);
-		if (s != NULL)
-			n += __atomic_load_n(&s->size, __ATOMIC_RELAXED);
-		for (i = 0; i < count && i < sp->nb_sheaves; i++) {
-			s = __atomic_load_n(&f->ent[(head + i) %
-				sp->nb_sheaves].s, __ATOMIC_RELAXED);
-			if (s != NULL)
-				n += __atomic_load_n(&s->size,
-					__ATOMIC_RELAXED);
-		}
+		i = __atomic_load_n(&barn->shared_def, __ATOMIC_RELAXED);
+		if (i != SHEAF_NONE)
+			n += __atomic_load_n(&sheaf_at(sp, i)->size,
+				__ATOMIC_RELAXED);
+		head = __atomic_load_n(&barn->fifo_head, __ATOMIC_RELAXED);
+		cnt = RTE_MIN(__atomic_load_n(&barn->fifo_count,
+			__ATOMIC_RELAXED), sp->nb_sheaves);
+		for (i = 0; i < cnt; i++)
+			n += __atomic_load_n(&sheaf_at(sp, __atomic_load_n(
+				&barn->fifo[(head + i) % sp->nb_sheaves].sheaf,
+				__ATOMIC_RELAXED))->size, __ATOMIC_RELAXED);
+		n += __atomic_load_n(&dp->fb_count, __ATOMIC_RELAXED);
 	}
 	return n;
 }
@@ -706,57 +596,42 @@ sheaf_deferred_count(const struct sheaf_pool *sp)
 int
 sheaf_deferred_attach(struct sheaf_pool *sp, struct rte_rcu_qsbr *v)
 {
-	struct sheaf_deferred *d, *none = NULL;
-	struct sheaf_rcu_entry *ent;
-	uint32_t b;
 	int socket = sp->mp->socket_id;
+	struct rte_rcu_qsbr *none = NULL;
+	uint32_t b;
 
-	if (sheaf_deferred_of(sp) != NULL)
+	if (sheaf_deferred_qsbr(sp) != NULL)
 		return -EEXIST;
-	d = rte_zmalloc_socket("sheaf_deferred", sizeof(*d) +
-		sp->nb_barns * sizeof(d->fifo[0]), RTE_CACHE_LINE_SIZE, socket);
-	ent = rte_zmalloc_socket("sheaf_deferred_fifo", (size_t)sp->nb_barns *
-		sp->nb_sheaves * sizeof(*ent), RTE_CACHE_LINE_SIZE, socket);
-	if (d == NULL || ent == NULL)
-		goto fail;
-	d->fb.size = sp->mp->size;
-	d->fb.ent = rte_zmalloc_socket("sheaf_deferred_objs",
-		(size_t)d->fb.size * sizeof(*d->fb.ent), RTE_CACHE_LINE_SIZE,
-		socket);
-	if (d->fb.ent == NULL)
-		goto fail;
-	d->v = v;
-	rte_spinlock_init(&d->fb.lock);
-	for (b = 0; b < sp->nb_barns; b++) {
-		rte_spinlock_init(&d->fifo[b].lock);
-		d->fifo[b].ent = ent + (size_t)b * sp->nb_sheaves;
+	for (b = 0; b < sp->nb_nodes; b++) {
+		if (sp->barn[b].fifo == NULL)
+			sp->barn[b].fifo = rte_zmalloc_socket("sheaf_rcu_fifo",
+				(size_t)sp->nb_sheaves *
+				sizeof(*sp->barn[b].fifo),
+				RTE_CACHE_LINE_SIZE, socket);
+		if (sp->depot[b].fb == NULL)
+			sp->depot[b].fb = rte_zmalloc_socket("sheaf_rcu_objs",
+				(size_t)sp->mp->size * sizeof(*sp->depot[b].fb),
+				RTE_CACHE_LINE_SIZE, socket);
+		if (sp->barn[b].fifo == NULL || sp->depot[b].fb == NULL)
+			return -ENOMEM;
+		sp->depot[b].fb_size = sp->mp->size;
 	}
-	/* Release: the state is set up before a deferred call can see it. */
-	if (__atomic_compare_exchange_n(&sp->deferred, &none, d, 0,
+	/* Release: the queues are set up before a deferred call sees v. */
+	if (!__atomic_compare_exchange_n(&sp->qsbr, &none, v, 0,
 			__ATOMIC_RELEASE, __ATOMIC_RELAXED))
-		return 0;
-	rte_free(d->fb.ent);
-	rte_free(ent);
-	rte_free(d);
-	return -EEXIST;
-fail:
-	if (d != NULL)
-		rte_free(d->fb.ent);
-	rte_free(ent);
-	rte_free(d);
-	return -ENOMEM;
+		return -EEXIST;
+	return 0;
 }
 
 void
 sheaf_deferred_release(struct sheaf_pool *sp)
 {
-	struct sheaf_deferred *d = sp->deferred;
+	uint32_t b;
 
 	/* Pending objects need nothing: they are the pool's memory. */
-	if (d == NULL)
-		return;
-	sp->deferred = NULL;
-	rte_free(d->fifo[0].ent);
-	rte_free(d->fb.ent);
-	rte_free(d);
+	for (b = 0; sp->barn != NULL && b < sp->nb_nodes; b++)
+		rte_free(sp->barn[b].fifo);
+	for (b = 0; sp->depot != NULL && b < sp->nb_nodes; b++)
+		rte_free(sp->depot[b].fb);
+	sp->qsbr = NULL;
 }

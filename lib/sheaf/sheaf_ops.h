@@ -11,13 +11,8 @@
  * librte_sheaf under INTERNAL; not installed.
  */
 
-#include <rte_mempool.h>
-
 #include "sheaf_lcore.h"
+#include "sheaf_pool.h"
 #include "sheaf_slab.h"
-
-int sheaf_pool_alloc(struct rte_mempool *mp);
-void sheaf_pool_free(struct rte_mempool *mp);
-unsigned int sheaf_pool_count(const struct rte_mempool *mp);
 
 #endif /* _SHEAF_OPS_H_ */

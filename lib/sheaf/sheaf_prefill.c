@@ -15,17 +15,21 @@
  * Borrowing takes a sheaf whole where it can: a full sheaf of the home
  * barn, else the caller's own spare or main, an empty barn sheaf taking
  * its place. Otherwise an empty sheaf is loaded, cheapest source first:
- * the caller's own sheaves, the barns' full sheaves, the slabs, then the
- * sheaves of idle lcores (stolen into the slabs). A borrow or a refill
- * that cannot reach n gives back what it took. Returning puts a non-empty
- * arena sheaf whole into the barn while the barn is under its limit; its
- * objects otherwise go to the caller's sheaves, then to the slabs.
+ * the caller's own sheaves, the shared tiers, then other lcores' objects
+ * (sheaf_reclaim.h). A borrow or a refill that cannot reach n gives back
+ * what it took. Returning puts a non-empty arena sheaf whole into the
+ * barn while the barn is under its limit; its objects otherwise go to the
+ * caller's sheaves, then to the slabs.
  *
- * Handles are checked: a borrowed sheaf carries SHEAF_BORROWED and its
- * pool, both cleared on return, so a second return, or a return to
- * another pool, is refused. The calls that reach the tiers claim the
- * caller's lcore slot as the slow paths do (busy mark, steal check, see
- * sheaf_lcore.c); re-entered from a signal handler they refuse (EBUSY).
+ * A borrowed sheaf is in its borrower's hands: the barn or slot it came
+ * from let go of it in the transaction (or single store) that took it.
+ *
+ * Handles carry a generation: a handle is the sheaf's address with the
+ * sheaf's lend count in its top 16 bits, which user-space addresses do
+ * not use. Each lend and each return bumps the count, so a handle
+ * returned already, or kept from an earlier lend of the same sheaf, is
+ * refused; it is taken for a live one only after 65536 lends of that
+ * sheaf in between.
  */
 
 #include <stdbool.h>
@@ -36,25 +40,42 @@
 #include <rte_mbuf.h>
 
 #include "sheaf_barn.h"
-#include "sheaf_lcore.h"
+#include "sheaf_pair.h"
 #include "sheaf_prefill.h"
-#include "sheaf_slab.h"
+#include "sheaf_reclaim.h"
+#include "sheaf_shared.h"
+#include "sheaf_slot.h"
 #include "sheaf_validate.h"
+
+#define SHEAF_HANDLE_SHIFT 48
+#define SHEAF_HANDLE_ADDR ((UINT64_C(1) << SHEAF_HANDLE_SHIFT) - 1)
 
 /* The caller of a call that reaches the tiers. */
 struct sheaf_prefill_ctx {
 	struct sheaf_pool *sp;
-	/* The caller's slot, claimed (busy, no thief): its sheaves are ours.
-	 * NULL for a thread without one, or while a thief empties it.
-	 */
-	struct sheaf_lcore *lc;
+	/* The caller's slot, held: its sheaves are ours. NULL for a caller
+	 * without one, or while a thief holds it. */
+	struct sheaf_slot *lc;
 	uint32_t home; /* barn and depot tried first */
 };
 
-static inline struct sheaf *
-sheaf_of(const struct rte_sheaf_prefill *pf)
+static struct rte_sheaf_prefill *
+sheaf_handle_of(const struct sheaf *s)
 {
-	return (struct sheaf *)(uintptr_t)pf;
+	RTE_BUILD_BUG_ON(sizeof(uintptr_t) != sizeof(uint64_t));
+	/* User-space addresses of every 64-bit port stay below 2^48. */
+	RTE_VERIFY(((uintptr_t)s & ~SHEAF_HANDLE_ADDR) == 0);
+	return (struct rte_sheaf_prefill *)((uintptr_t)s |
+		(uintptr_t)s->lend_gen << SHEAF_HANDLE_SHIFT);
+}
+
+static inline struct sheaf *
+sheaf_handle_sheaf(const struct rte_sheaf_prefill *pf, uint16_t *gen)
+{
+	uintptr_t h = (uintptr_t)pf;
+
+	*gen = (uint16_t)(h >> SHEAF_HANDLE_SHIFT);
+	return (struct sheaf *)(h & SHEAF_HANDLE_ADDR);
 }
 
 static int
@@ -64,26 +85,35 @@ sheaf_prefill_fail(int err)
 	return -err;
 }
 
-/* A borrowed sheaf of sp (of any pool if sp is NULL). Logs when not. */
-static int
-sheaf_prefill_check(const struct sheaf *s, const struct sheaf_pool *sp,
-	const char *caller)
+/*
+ * The sheaf of a live handle of sp (of any pool if sp is NULL), or NULL
+ * (logged) when the handle is NULL, returned or stale.
+ */
+static struct sheaf *
+sheaf_prefill_check(const struct rte_sheaf_prefill *pf,
+	const struct sheaf_pool *sp, const char *caller)
 {
+	uint16_t gen;
+	struct sheaf *s = sheaf_handle_sheaf(pf, &gen);
+
 	if (s == NULL) {
 		SHEAF_LOG(ERR, "%s: NULL sheaf", caller);
-		return sheaf_prefill_fail(EINVAL);
+		goto fail;
 	}
-	if (s->borrowed != SHEAF_BORROWED) {
-		SHEAF_LOG(ERR, "%s: sheaf %p is not borrowed (returned already?)",
-			caller, (const void *)s);
-		return sheaf_prefill_fail(EINVAL);
+	if (s->lent_to == NULL || s->lend_gen != gen) {
+		SHEAF_LOG(ERR, "%s: sheaf handle %p is not a live borrowed sheaf (returned already?)",
+			caller, (const void *)pf);
+		goto fail;
 	}
-	if (sp != NULL && s->owner != sp) {
+	if (sp != NULL && s->lent_to != sp) {
 		SHEAF_LOG(ERR, "%s: sheaf %p belongs to pool %s, not %s", caller,
-			(const void *)s, s->owner->mp->name, sp->mp->name);
-		return sheaf_prefill_fail(EINVAL);
+			(const void *)pf, s->lent_to->mp->name, sp->mp->name);
+		goto fail;
 	}
-	return 0;
+	return s;
+fail:
+	rte_errno = EINVAL;
+	return NULL;
 }
 
 static void
@@ -94,96 +124,33 @@ sheaf_prefill_stat(const struct sheaf_prefill_ctx *c, enum rte_sheaf_stat id,
 }
 
 /*
- * Claim the caller's slot as sheaf_pool_get() does. A thief at work on it
- * leaves the caller slotless for this call; a busy slot means a signal
- * handler interrupted the pool on this thread: refused.
+ * Hold the caller's slot as the ops do. A busy slot means a signal handler
+ * interrupted the pool on this thread: refused.
  */
 static int
 sheaf_prefill_enter(struct sheaf_pool *sp, struct sheaf_prefill_ctx *c)
 {
-	unsigned int socket;
+	struct sheaf_thread *t = sheaf_thread_self();
 
 	c->sp = sp;
-	if (sheaf_lcore_hold(sp, &c->lc) < 0) {
+	c->lc = NULL;
+	if (t->depth != 0 || t->nb_held != 0 ||
+			sheaf_slot_hold(sp, &c->lc) < 0) {
 		SHEAF_LOG(ERR, "pool %s: called from a signal handler inside the pool",
 			sp->mp->name);
 		return sheaf_prefill_fail(EBUSY);
 	}
-	if (c->lc != NULL) {
-		c->home = c->lc->barn;
-		return 0;
-	}
-	socket = rte_socket_id();
-	c->home = socket < sp->nb_barns ? socket : 0;
+	c->home = c->lc != NULL ? c->lc->barn : sheaf_home_node(sp);
+	sheaf_call_enter();
 	return 0;
 }
 
 static void
 sheaf_prefill_leave(struct sheaf_prefill_ctx *c)
 {
-	sheaf_lcore_release(c->lc);
-}
-
-static struct sheaf *
-sheaf_prefill_barn_get(const struct sheaf_prefill_ctx *c, uint32_t b,
-	bool full)
-{
-	struct sheaf *s;
-
-	sheaf_busy_set(c->lc, SHEAF_BUSY_BARN);
-	s = full ? sheaf_barn_get_full(c->sp, b) : sheaf_barn_get_empty(c->sp, b);
-	sheaf_busy_clear(c->lc, SHEAF_BUSY_BARN);
-	return s;
-}
-
-static void
-sheaf_prefill_barn_put(const struct sheaf_prefill_ctx *c, struct sheaf *s)
-{
-	sheaf_busy_set(c->lc, SHEAF_BUSY_BARN);
-	if (s->size != 0)
-		sheaf_barn_put_full(c->sp, c->home, s);
-	else
-		sheaf_barn_put_empty(c->sp, c->home, s);
-	sheaf_busy_clear(c->lc, SHEAF_BUSY_BARN);
-}
-
-/* Take up to n objects from the caller's own spare, then main. */
-static unsigned int
-sheaf_prefill_from_own(const struct sheaf_prefill_ctx *c, void **objs,
-	unsigned int n)
-{
-	struct sheaf_lcore *lc = c->lc;
-	unsigned int got, t;
-
-	if (lc == NULL)
-		return 0;
-	got = RTE_MIN(lc->spare->size, n);
-	lc->spare->size -= got;
-	memcpy(objs, &lc->spare->objs[lc->spare->size], got * sizeof(void *));
-	/* main->size is stale while the owner holds main: msize counts. */
-	t = RTE_MIN(lc->msize, n - got);
-	lc->msize -= t;
-	memcpy(objs + got, &lc->main->objs[lc->msize], t * sizeof(void *));
-	return got + t;
-}
-
-/*
- * Take up to max objects from the barns' full sheaves, then, short of
- * need, from the slabs. Returns the objects taken.
- */
-static unsigned int
-sheaf_prefill_from_shared(const struct sheaf_prefill_ctx *c, void **objs,
-	unsigned int need, unsigned int max)
-{
-	unsigned int got;
-
-	got = sheaf_barns_take(c->sp, c->lc, c->home, objs, max);
-	if (got >= need)
-		return got;
-	sheaf_depot_enter(c->lc);
-	got += sheaf_slab_alloc_bulk(c->sp, c->home, objs + got, max - got);
-	sheaf_depot_leave(c->sp, c->lc);
-	return got;
+	if (c->lc != NULL)
+		sheaf_slot_leave(c->lc);
+	sheaf_call_leave(c->sp);
 }
 
 /* Put objects back: room in the caller's own sheaves, then the slabs. */
@@ -191,35 +158,30 @@ static void
 sheaf_prefill_to_tiers(const struct sheaf_prefill_ctx *c, void * const *objs,
 	unsigned int n)
 {
-	struct sheaf_lcore *lc = c->lc;
-	unsigned int t, bad;
+	unsigned int t = c->lc != NULL ? sheaf_pair_give(c->lc, objs, n) : 0;
+	unsigned int bad = sheaf_shared_give(c->sp, objs + t, n - t);
 
-	if (lc != NULL) {
-		t = RTE_MIN(lc->main->capacity - lc->msize, n);
-		memcpy(&lc->main->objs[lc->msize], objs, t * sizeof(void *));
-		lc->msize += t;
-		objs += t;
-		n -= t;
-		t = RTE_MIN(lc->spare->capacity - lc->spare->size, n);
-		memcpy(&lc->spare->objs[lc->spare->size], objs,
-			t * sizeof(void *));
-		lc->spare->size += t;
-		objs += t;
-		n -= t;
-	}
-	if (n == 0)
-		return;
-	sheaf_depot_enter(lc);
-	bad = sheaf_slab_free_bulk(c->sp, objs, n);
-	sheaf_depot_leave(c->sp, lc);
 	if (bad != 0)
 		sheaf_prefill_stat(c, RTE_SHEAF_STAT_FREE_INVALID, bad);
 }
 
+/* Up to max objects: the caller's own, then the shared tiers. */
+static unsigned int
+sheaf_prefill_gather(const struct sheaf_prefill_ctx *c, void **objs,
+	unsigned int need, unsigned int max)
+{
+	unsigned int got = c->lc != NULL ? sheaf_pair_take(c->lc, objs, max) : 0;
+
+	if (got < need)
+		got += sheaf_shared_take(c->sp, c->home, objs + got,
+			need - got, NULL);
+	return got;
+}
+
 /*
- * Load s to at least min objects, up to max, climbing while short of min.
- * All or nothing: short of min, what was loaded goes back and s is as it
- * was. Returns 0 or -ENOMEM.
+ * Load s to at least min objects, up to max. All or nothing: short of
+ * min, what was loaded goes back and s is as it was. Returns 0 or
+ * -ENOMEM.
  */
 static int
 sheaf_prefill_load(const struct sheaf_prefill_ctx *c, struct sheaf *s,
@@ -228,16 +190,11 @@ sheaf_prefill_load(const struct sheaf_prefill_ctx *c, struct sheaf *s,
 	const unsigned int from = s->size;
 	unsigned int got = from;
 
-	got += sheaf_prefill_from_own(c, &s->objs[got], max - got);
-	if (got < min)
-		got += sheaf_prefill_from_shared(c, &s->objs[got], min - got,
-			max - got);
-	/* Objects stranded on idle lcores: take them back, look once more. */
-	if (got < min) {
-		sheaf_lcore_steal(c->sp, c->lc);
-		got += sheaf_prefill_from_shared(c, &s->objs[got], min - got,
-			max - got);
-	}
+	/* Beyond s->size: s's until its size is stored below. */
+	got += sheaf_prefill_gather(c, &s->objs[got], min - got, max - got);
+	if (got < min && sheaf_reclaim(c->sp, c->lc, min - got))
+		got += sheaf_prefill_gather(c, &s->objs[got], min - got,
+			min - got);
 	if (got < min) {
 		sheaf_prefill_to_tiers(c, &s->objs[from], got - from);
 		sheaf_prefill_stat(c, RTE_SHEAF_STAT_PREFILL_FAIL, 1);
@@ -248,37 +205,22 @@ sheaf_prefill_load(const struct sheaf_prefill_ctx *c, struct sheaf *s,
 	return 0;
 }
 
-/*
- * A sheaf holding at least n objects without a copy: a full barn sheaf,
- * else the caller's spare or main, handing it an empty barn sheaf in
- * trade (its main and spare are never NULL). NULL if none.
- */
+/* A sheaf of barn b: full or empty, its size set; NULL if none. */
 static struct sheaf *
-sheaf_prefill_take_whole(const struct sheaf_prefill_ctx *c, unsigned int n)
+sheaf_prefill_barn_get(const struct sheaf_prefill_ctx *c, bool full)
 {
-	struct sheaf_lcore *lc = c->lc;
-	struct sheaf *s, *e;
+	struct sheaf_tx tx;
+	uint32_t i;
 
-	s = sheaf_prefill_barn_get(c, c->home, true);
-	if (s != NULL) {
-		sheaf_prefill_stat(c, RTE_SHEAF_STAT_BARN_GET, 1);
-		return s;
-	}
-	if (lc == NULL || RTE_MAX(lc->spare->size, lc->msize) < n)
+	if ((full ? sheaf_barn_nb_full(c->sp, c->home) :
+			sheaf_barn_nb_empty(c->sp, c->home)) == 0 ||
+			sheaf_barn_begin(&tx, c->sp, c->home, "prefill_get",
+				false) < 0)
 		return NULL;
-	e = sheaf_prefill_barn_get(c, c->home, false);
-	if (e == NULL)
-		return NULL;
-	if (lc->spare->size >= n) {
-		s = lc->spare;
-		lc->spare = e;
-	} else {
-		s = lc->main;
-		s->size = lc->msize;
-		lc->main = e;
-		lc->msize = 0;
-	}
-	return s;
+	i = full ? sheaf_barn_pop_full(&tx, c->home) :
+		sheaf_barn_pop_empty(&tx, c->home);
+	sheaf_tx_end(&tx);
+	return i != SHEAF_NONE ? sheaf_at(c->sp, i) : NULL;
 }
 
 /* An empty sheaf for n objects: from the barn, or rte_malloc. */
@@ -290,13 +232,13 @@ sheaf_prefill_new(const struct sheaf_prefill_ctx *c, unsigned int n)
 	struct sheaf *s;
 
 	if (n <= sp->cfg.capacity) {
-		s = sheaf_prefill_barn_get(c, c->home, false);
+		s = sheaf_prefill_barn_get(c, false);
 		if (s != NULL)
 			return s;
 	} else {
 		sheaf_prefill_stat(c, RTE_SHEAF_STAT_PREFILL_OVERSIZE, 1);
 	}
-	s = rte_malloc_socket("sheaf_prefill",
+	s = rte_zmalloc_socket("sheaf_prefill",
 		sizeof(*s) + (size_t)cap * sizeof(void *), RTE_CACHE_LINE_SIZE,
 		sp->mp->socket_id);
 	if (s == NULL) {
@@ -304,11 +246,9 @@ sheaf_prefill_new(const struct sheaf_prefill_ctx *c, unsigned int n)
 			sp->mp->name, cap);
 		return NULL;
 	}
-	s->size = 0;
 	s->capacity = cap;
-	s->borrowed = 0;
+	s->idx = SHEAF_NONE;
 	s->flags = SHEAF_F_MALLOC;
-	s->owner = NULL;
 	return s;
 }
 
@@ -320,29 +260,45 @@ static void
 sheaf_prefill_release(const struct sheaf_prefill_ctx *c, struct sheaf *s)
 {
 	struct sheaf_pool *sp = c->sp;
+	struct sheaf_tx tx;
 
-	/* Racy limit check, as sheaf_barn_replace_full(): may overshoot. */
 	if (!(s->flags & SHEAF_F_MALLOC) && s->size != 0 &&
-			rte_ring_count(sp->barn[c->home].full) <
-			sp->cfg.barn_max_full) {
-		sheaf_prefill_barn_put(c, s);
+			sheaf_barn_nb_full(sp, c->home) < sp->cfg.barn_max_full &&
+			sheaf_barn_begin(&tx, sp, c->home, "prefill_put",
+				false) == 0) {
+		sheaf_barn_push(&tx, c->home, s->idx);
+		sheaf_tx_end(&tx);
 		return;
 	}
 	sheaf_prefill_to_tiers(c, s->objs, s->size);
 	s->size = 0;
-	if (s->flags & SHEAF_F_MALLOC)
+	if (s->flags & SHEAF_F_MALLOC) {
 		rte_free(s);
-	else
-		sheaf_prefill_barn_put(c, s);
+		return;
+	}
+	/* Not inside a transaction (prefill refuses handlers): waits. */
+	RTE_VERIFY(sheaf_barn_begin(&tx, sp, c->home, "prefill_put",
+		false) == 0);
+	sheaf_barn_push_empty(&tx, c->home, s->idx);
+	sheaf_tx_end(&tx);
 }
 
 static void
 sheaf_prefill_lend(struct sheaf_pool *sp, struct sheaf *s)
 {
-	s->owner = sp;
-	s->borrowed = SHEAF_BORROWED;
+	s->lend_gen++;
+	s->lent_to = sp;
 	/* Relaxed: a statistic, read racily by rte_sheaf_info_get(). */
 	__atomic_fetch_add(&sp->nb_borrowed, 1, __ATOMIC_RELAXED);
+}
+
+static void
+sheaf_prefill_unlend(struct sheaf_pool *sp, struct sheaf *s)
+{
+	s->lend_gen++;
+	s->lent_to = NULL;
+	/* Relaxed: a statistic, see sheaf_prefill_lend(). */
+	__atomic_fetch_sub(&sp->nb_borrowed, 1, __ATOMIC_RELAXED);
 }
 
 /* Pool checks shared by get and refill; n == 0 is a caller's bug. */
@@ -358,13 +314,39 @@ sheaf_prefill_check_n(const struct rte_mempool *mp, unsigned int n)
 	return 0;
 }
 
+/* A sheaf of at least n objects, lent; NULL (rte_errno) if none. */
+static struct sheaf *
+sheaf_prefill_borrow(struct sheaf_prefill_ctx *c, unsigned int n)
+{
+	struct sheaf *s = NULL;
+
+	if (n <= c->sp->cfg.capacity) {
+		s = sheaf_prefill_barn_get(c, true);
+		if (s != NULL)
+			sheaf_prefill_stat(c, RTE_SHEAF_STAT_BARN_GET, 1);
+		else if (c->lc != NULL)
+			s = sheaf_pair_lend(c->sp, c->lc, c->home, n);
+	}
+	if (s == NULL)
+		s = sheaf_prefill_new(c, n);
+	if (s == NULL)
+		return NULL;
+	if (s->size >= n) {
+		sheaf_prefill_stat(c, RTE_SHEAF_STAT_PREFILL, s->size);
+		return s;
+	}
+	if (sheaf_prefill_load(c, s, n, s->capacity) == 0)
+		return s;
+	sheaf_prefill_release(c, s);
+	return NULL;
+}
+
 struct rte_sheaf_prefill *
 rte_sheaf_prefill_get(struct rte_mempool *mp, unsigned int n)
 {
 	struct sheaf_prefill_ctx c;
 	struct sheaf_pool *sp;
 	struct sheaf *s;
-	int ret = 0;
 
 	if (sheaf_prefill_check_n(mp, n) < 0)
 		return NULL;
@@ -378,27 +360,43 @@ rte_sheaf_prefill_get(struct rte_mempool *mp, unsigned int n)
 	}
 	if (sheaf_prefill_enter(sp, &c) < 0)
 		return NULL;
-	s = n <= sp->cfg.capacity ? sheaf_prefill_take_whole(&c, n) : NULL;
-	if (s == NULL)
-		s = sheaf_prefill_new(&c, n);
-	if (s == NULL) {
-		ret = -ENOMEM;
-	} else if (s->size < n) {
-		ret = sheaf_prefill_load(&c, s, n, s->capacity);
-		if (ret < 0)
-			sheaf_prefill_release(&c, s);
-	} else {
-		sheaf_prefill_stat(&c, RTE_SHEAF_STAT_PREFILL, s->size);
-	}
+	s = sheaf_prefill_borrow(&c, n);
 	sheaf_prefill_leave(&c);
-	if (ret < 0) {
+	if (s == NULL) {
 		SHEAF_LOG(DEBUG, "pool %s: cannot supply %u objects", mp->name,
 			n);
 		sheaf_prefill_fail(ENOMEM);
 		return NULL;
 	}
 	sheaf_prefill_lend(sp, s);
-	return (struct rte_sheaf_prefill *)s;
+	return sheaf_handle_of(s);
+}
+
+/* Outgrown: a larger sheaf takes over s's objects, as in SLUB. */
+static int
+sheaf_prefill_grow(struct sheaf_prefill_ctx *c, struct sheaf **sp_,
+	unsigned int n)
+{
+	struct sheaf *s = *sp_, *t = sheaf_prefill_new(c, n);
+
+	if (t == NULL)
+		return -ENOMEM;
+	memcpy(t->objs, s->objs, s->size * sizeof(void *));
+	t->size = s->size;
+	if (sheaf_prefill_load(c, t, n, n) < 0) {
+		t->size = 0; /* the objects stay with s */
+		if (t->flags & SHEAF_F_MALLOC)
+			rte_free(t);
+		else
+			sheaf_prefill_release(c, t);
+		return -ENOMEM;
+	}
+	s->size = 0;
+	sheaf_prefill_unlend(c->sp, s);
+	sheaf_prefill_release(c, s);
+	sheaf_prefill_lend(c->sp, t);
+	*sp_ = t;
+	return 0;
 }
 
 int
@@ -407,7 +405,7 @@ rte_sheaf_prefill_refill(struct rte_mempool *mp,
 {
 	struct sheaf_prefill_ctx c;
 	struct sheaf_pool *sp;
-	struct sheaf *s, *t;
+	struct sheaf *s;
 	int ret;
 
 	if (sheaf_prefill_check_n(mp, n) < 0)
@@ -417,8 +415,8 @@ rte_sheaf_prefill_refill(struct rte_mempool *mp,
 		SHEAF_LOG(ERR, "pool %s: NULL sheaf pointer", mp->name);
 		return sheaf_prefill_fail(EINVAL);
 	}
-	s = sheaf_of(*pfp);
-	if (sheaf_prefill_check(s, sp, __func__) < 0)
+	s = sheaf_prefill_check(*pfp, sp, __func__);
+	if (s == NULL)
 		return -EINVAL;
 	if (s->size >= n)
 		return 0;
@@ -427,67 +425,46 @@ rte_sheaf_prefill_refill(struct rte_mempool *mp,
 	ret = sheaf_prefill_enter(sp, &c);
 	if (ret < 0)
 		return ret;
-	if (n <= s->capacity) {
+	if (n <= s->capacity)
 		ret = sheaf_prefill_load(&c, s, n, s->capacity);
-		goto out;
-	}
-	/* Outgrown: a larger sheaf takes over the objects, as in SLUB. */
-	t = sheaf_prefill_new(&c, n);
-	if (t == NULL) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	memcpy(t->objs, s->objs, s->size * sizeof(void *));
-	t->size = s->size;
-	ret = sheaf_prefill_load(&c, t, n, n);
-	if (ret < 0) {
-		t->size = 0; /* the objects stay with s */
-		rte_free(t);
-		goto out;
-	}
-	s->borrowed = 0;
-	s->owner = NULL;
-	s->size = 0;
-	sheaf_prefill_release(&c, s);
-	t->owner = sp;
-	t->borrowed = SHEAF_BORROWED;
-	*pfp = (struct rte_sheaf_prefill *)t;
-out:
+	else
+		ret = sheaf_prefill_grow(&c, &s, n);
 	sheaf_prefill_leave(&c);
-	return ret < 0 ? sheaf_prefill_fail(-ret) : 0;
+	if (ret < 0)
+		return sheaf_prefill_fail(-ret);
+	*pfp = sheaf_handle_of(s);
+	return 0;
 }
 
 int
 rte_sheaf_prefill_put(struct rte_mempool *mp, struct rte_sheaf_prefill *pf)
 {
-	struct sheaf *s = sheaf_of(pf);
 	struct sheaf_prefill_ctx c;
 	struct sheaf_pool *sp;
+	struct sheaf *s;
 	int ret;
 
 	if (rte_sheaf_pool_check(mp) < 0)
 		return -EINVAL;
 	sp = sheaf_pool_of(mp);
-	if (sheaf_prefill_check(s, sp, __func__) < 0)
+	s = sheaf_prefill_check(pf, sp, __func__);
+	if (s == NULL)
 		return -EINVAL;
 	ret = sheaf_prefill_enter(sp, &c);
 	if (ret < 0)
 		return ret;
-	s->borrowed = 0;
-	s->owner = NULL;
+	sheaf_prefill_unlend(sp, s);
 	sheaf_prefill_release(&c, s);
 	sheaf_prefill_leave(&c);
-	/* Relaxed: a statistic, see sheaf_prefill_lend(). */
-	__atomic_fetch_sub(&sp->nb_borrowed, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
 int
 rte_sheaf_prefill_size(const struct rte_sheaf_prefill *pf)
 {
-	const struct sheaf *s = sheaf_of(pf);
+	const struct sheaf *s = sheaf_prefill_check(pf, NULL, __func__);
 
-	if (sheaf_prefill_check(s, NULL, __func__) < 0)
+	if (s == NULL)
 		return -EINVAL;
 	return (int)s->size;
 }
@@ -495,19 +472,20 @@ rte_sheaf_prefill_size(const struct rte_sheaf_prefill *pf)
 int
 rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj)
 {
-	struct sheaf *s = sheaf_of(pf);
+	struct sheaf *s;
 
 	if (unlikely(obj == NULL)) {
 		SHEAF_LOG(ERR, "NULL object pointer");
 		return sheaf_prefill_fail(EINVAL);
 	}
-	if (unlikely(sheaf_prefill_check(s, NULL, __func__) < 0))
+	s = sheaf_prefill_check(pf, NULL, __func__);
+	if (unlikely(s == NULL))
 		return -EINVAL;
 	if (unlikely(s->size == 0))
 		return sheaf_prefill_fail(ENOBUFS);
 	*obj = s->objs[--s->size];
-	if (unlikely(sheaf_validate_on(s->owner)))
-		sheaf_validate_take(s->owner, obj, 1);
+	if (unlikely(sheaf_validate_on(s->lent_to)))
+		sheaf_validate_take(s->lent_to, obj, 1);
 	return 0;
 }
 
@@ -515,20 +493,21 @@ int
 rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
 	unsigned int n)
 {
-	struct sheaf *s = sheaf_of(pf);
+	struct sheaf *s;
 
 	if (unlikely(objs == NULL && n != 0)) {
 		SHEAF_LOG(ERR, "NULL object table");
 		return sheaf_prefill_fail(EINVAL);
 	}
-	if (unlikely(sheaf_prefill_check(s, NULL, __func__) < 0))
+	s = sheaf_prefill_check(pf, NULL, __func__);
+	if (unlikely(s == NULL))
 		return -EINVAL;
 	if (unlikely(n > s->size))
 		return sheaf_prefill_fail(ENOBUFS);
 	s->size -= n;
 	sheaf_objs_copy(objs, &s->objs[s->size], n);
-	if (unlikely(sheaf_validate_on(s->owner)))
-		sheaf_validate_take(s->owner, objs, n);
+	if (unlikely(sheaf_validate_on(s->lent_to)))
+		sheaf_validate_take(s->lent_to, objs, n);
 	return 0;
 }
 
@@ -536,16 +515,16 @@ int
 rte_sheaf_prefill_pktmbuf_alloc(struct rte_sheaf_prefill *pf,
 	struct rte_mbuf **mbufs, unsigned int n)
 {
-	const struct sheaf *s = sheaf_of(pf);
+	const struct sheaf *s = sheaf_prefill_check(pf, NULL, __func__);
 	unsigned int i;
 	int ret;
 
-	if (unlikely(sheaf_prefill_check(s, NULL, __func__) < 0))
+	if (unlikely(s == NULL))
 		return -EINVAL;
-	if (unlikely(s->owner->mp->private_data_size <
+	if (unlikely(s->lent_to->mp->private_data_size <
 			sizeof(struct rte_pktmbuf_pool_private))) {
 		SHEAF_LOG(ERR, "pool %s is not a pktmbuf pool",
-			s->owner->mp->name);
+			s->lent_to->mp->name);
 		return sheaf_prefill_fail(EINVAL);
 	}
 	ret = rte_sheaf_prefill_alloc_bulk(pf, (void **)mbufs, n);

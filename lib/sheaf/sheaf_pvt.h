@@ -10,19 +10,30 @@
  * Everything lives in rte_malloc memory and holds no process-local
  * pointer, so a secondary process can drive the pool.
  *
- *   lcore[RTE_MAX_LCORE]   main + spare sheaf per lcore, owner only
- *        |  whole sheaves
- *   barn[nb_barns]         per socket: ring of full, ring of empty sheaves
- *        |  objects, in bulk
- *   depot[nb_barns]        per socket: partial slabs, bucketed by free count
- *   slabs[nb_slabs]        runs of up to 64 objects at a constant stride
- *   deferred               per socket: FIFO of sheaves freed under RCU,
- *                          each waiting for its QSBR token
+ *   slot[RTE_MAX_LCORE]   per lcore id: main + spare sheaf (one state
+ *        |                word), deferred sheaf, owner, busy, gate
+ *        |  whole sheaves, in transactions
+ *   barn[nb_nodes]        per socket: stacks of full and of empty sheaves,
+ *        |                the deferred FIFO, sheaves in transit; one lock
+ *        |  objects, in transactions
+ *   depot[nb_nodes]       per socket: partial slabs bucketed by free count,
+ *                         the deferred fallback queue; one lock
+ *   slabs[nb_slabs]       runs of up to 64 objects at a constant stride
  *
- * Every object is in exactly one place: free in a slab, in a sheaf (an
- * lcore's main or spare, a barn's full sheaf, an lcore's re-entry stash),
- * or in the user's hands, a sheaf borrowed through prefill included.
- * Objects freed deferred count as in the user's hands until reclaimed.
+ * Every object is in exactly one place: free in a slab, in a sheaf (a
+ * slot's main, spare or deferred sheaf, a barn's full sheaf or FIFO entry,
+ * a sheaf in transit), in the deferred fallback queue, or in the user's
+ * hands (a borrowed prefill sheaf included).
+ *
+ * Two kinds of writes move objects between places, and a process may die
+ * between any two instructions of either:
+ *   - the owner of a slot changes its own slot with single stores, each
+ *     of which leaves the slot whole (the state word, sheaf_pair.h);
+ *   - everything under a barn or depot lock goes through a transaction
+ *     whose undo journal lets the next locker roll it back when the
+ *     holder died (sheaf_tx.h).
+ * So no death leaves an object in two places; an object a dead process
+ * held in its hands (a call's table) is lost with it.
  */
 
 #include <stdint.h>
@@ -30,218 +41,245 @@
 #include <rte_common.h>
 #include <rte_log.h>
 #include <rte_mempool.h>
-#include <rte_ring.h>
-#include <rte_spinlock.h>
 
 #include "rte_sheaf.h"
 
 extern int sheaf_logtype;
-
-/* This process's id for slot ownership (its pid), set at load. */
-extern uint32_t sheaf_proc_id;
 
 #define SHEAF_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, sheaf_logtype, "%s(): " fmt "\n", \
 		__func__, ##__VA_ARGS__)
 
 /* Identifies sheaf pool_data, guarding against other ops' private data. */
-#define SHEAF_POOL_MAGIC 0x5348454146504f4cULL /* "SHEAFPOL" */
+#define SHEAF_POOL_MAGIC 0x5348454146504f4dULL /* "SHEAFPOM" */
 
 /* Objects per slab: one 64-bit free mask per slab. */
 #define SHEAF_SLAB_OBJS 64
+#define SHEAF_SLAB_NONE UINT32_MAX
 
 /*
- * After a take-back from idle lcores that found nothing to take, none for
- * 1/SHEAF_STEAL_BACKOFF_DIV s (1 ms): each attempt costs a membarrier().
+ * Sheaves are named by their index in the pool's arena, so that two of
+ * them and two counts fit one 64-bit word (the slot state). 20 bits name
+ * up to 2^20 - 1 sheaves; SHEAF_NONE is no sheaf.
  */
-#define SHEAF_STEAL_BACKOFF_DIV 1000
+#define SHEAF_IDX_BITS 20
+#define SHEAF_NONE ((1u << SHEAF_IDX_BITS) - 1)
+/* 12 bits count objects in a slot's sheaf: capacities up to 4095. */
+#define SHEAF_SIZE_BITS 12
 
-/*
- * A thief waits up to 1/SHEAF_STEAL_WAIT_DIV s (10 ms) for an owner caught
- * inside a call to leave it: long enough for an owner preempted there.
- */
-#define SHEAF_STEAL_WAIT_DIV 100
-
-/*
- * A call finding its lcore's slot owned by another process looks whether
- * that process is gone at most every 1/SHEAF_DEAD_CHECK_DIV s (100 ms).
- */
-#define SHEAF_DEAD_CHECK_DIV 10
-
-/* Objects a re-entrant free may park on its lcore (see sheaf_lcore.c). */
-#define SHEAF_STASH_OBJS 32
-
-/* struct sheaf borrowed: set while a caller holds it (sheaf_prefill.c). */
-#define SHEAF_BORROWED 0x50524546u /* "PREF" */
+/* Sheaves a barn can hold in transit at once (flushes, deferred rung). */
+#define SHEAF_TRANSIT 16
 
 /* struct sheaf flags, fixed at creation. */
-#define SHEAF_F_MALLOC 0x1 /* from rte_malloc, not the arena: freed on return */
+#define SHEAF_F_MALLOC 0x1 /* oversize, from rte_malloc: freed on return */
 
 /** An array of object pointers, the unit traded between tiers. */
 struct sheaf {
-	uint32_t size;     /* objects in objs[]; writer: current holder only */
+	/*
+	 * Objects in objs[]. Authoritative while the sheaf is in a barn, a
+	 * FIFO, in transit or lent by prefill; stale while a slot holds it
+	 * (the slot's state word counts then). Writer: the holder, or a
+	 * transaction under the lock of the structure holding it.
+	 */
+	uint32_t size;
 	uint32_t capacity; /* length of objs[]; fixed at creation */
-	/* SHEAF_BORROWED while lent by prefill, else 0; writer: borrower */
-	uint32_t borrowed;
-	uint32_t flags;    /* SHEAF_F_*; fixed at creation */
-	/* Pool of a borrowed sheaf, NULL otherwise; written with borrowed */
-	struct sheaf_pool *owner;
+	uint32_t idx;      /* arena index, SHEAF_NONE if oversize; fixed */
+	uint16_t flags;    /* SHEAF_F_*; fixed */
+	/* Prefill: bumped at each lend and each return; writer: borrower */
+	uint16_t lend_gen;
+	/* Prefill: pool while lent, NULL otherwise; writer: borrower */
+	struct sheaf_pool *lent_to;
 	void *objs[];
 };
 
-/* Busy bits of an lcore: what the lcore is in the middle of. */
-#define SHEAF_BUSY_SHEAF 0x1 /* touching its main or spare sheaf */
-#define SHEAF_BUSY_BARN  0x2 /* inside a barn ring operation */
-#define SHEAF_BUSY_DEPOT 0x4 /* holding a slab depot lock */
-#define SHEAF_BUSY_POPULATE 0x8 /* populating: frees go to slabs */
-#define SHEAF_BUSY_DEFERRED 0x10 /* holding a deferred-free lock */
+/*
+ * The undo journal of a lock (sheaf_tx.h): the address and old value of
+ * each store a transaction made, in order. Bit 0 of addr set: a 32-bit
+ * store.
+ */
+struct sheaf_undo {
+	uintptr_t addr;
+	uint64_t old;
+};
 
-struct sheaf_deferred;
-
-#define SHEAF_TRADE_GET 1 /* gave empty sheaves for full ones */
-#define SHEAF_TRADE_PUT 2 /* gave full sheaves for empty ones */
-
-/** Per-lcore state, one cache-line aligned slot per lcore id. */
-struct sheaf_lcore {
-	struct sheaf *main;  /* never NULL once set up; owner lcore only */
-	/*
-	 * Objects in main. While the lcore owns main, this is the count and
-	 * main->size is stale: the fast path then reads one cache line and
-	 * no pointer chain. Slow paths sync main->size on entry and back.
-	 */
-	uint32_t msize;
-	/*
-	 * SHEAF_BUSY_* bits; owner lcore only. A call that finds it non-zero
-	 * was re-entered (signal handler) and must not touch the sheaves.
-	 */
-	uint32_t busy;
-	struct sheaf *spare; /* never NULL; owner lcore only */
-	uint32_t barn;       /* index of the barn of this lcore's socket */
-	/* Set by rte_sheaf_flush() on another lcore; owner clears it. */
-	uint32_t flush_req;
-	uint32_t nb_stash;   /* objects in the stash; owner lcore only */
-	/*
-	 * Set by another thread that takes this lcore's objects back while
-	 * the owner is outside the pool (see sheaf_lcore_steal()); the owner
-	 * then stays off its sheaves until it is cleared.
-	 */
-	uint32_t steal;
-	/*
-	 * Process owning the slot (sheaf_proc_id), 0 while unclaimed; set
-	 * once by CAS. Processes share lcore ids: one that finds the slot
-	 * owned by another uses the shared tiers, never its sheaves.
-	 */
-	uint32_t owner;
-	/*
-	 * RTE_SHEAF_F_VALIDATE of the pool, copied here at init so that the
-	 * fast path tests it on the line it already reads; fixed.
-	 */
-	uint32_t validate;
-	/*
-	 * Deferred frees waiting to fill a sheaf (sheaf_deferred.c): never
-	 * empty, may be NULL; owner lcore only, or a barrier holding the
-	 * steal mark. Not taken back by a thief: not safe to reuse yet.
-	 */
-	struct sheaf *deferred;
-	/*
-	 * Direction of the lcore's last barn trade (SHEAF_TRADE_*); owner
-	 * only. Two trades in a row the same way mark a one-way flow.
-	 */
-	uint32_t last_trade;
-	/*
-	 * Owner lcore only, no atomics. The fast-path items come first in
-	 * the enum, so they share the first cache line with main and busy.
-	 */
-	uint64_t stat[RTE_SHEAF_STAT_MAX];
+/* A lock whose holder may die: see sheaf_tx.h. */
+struct sheaf_txlock {
+	/* Incarnation of the holding process, 0 when free; CAS. */
+	uint64_t owner;
+	/* Stores in the journal: non-zero while a transaction runs. */
+	uint32_t n;
+	uint32_t max;              /* entries in ent[]; fixed */
+	struct sheaf_undo *ent;    /* [max]; fixed */
+	const char *kind;          /* current transaction (kill points) */
 } __rte_cache_aligned;
 
-/* Re-entrant frees parked by an lcore, see sheaf_lcore.c. */
-struct sheaf_stash {
-	void *objs[SHEAF_STASH_OBJS];
+/* A deferred sheaf stamped with the QSBR token it waits for. */
+struct sheaf_rcu_entry {
+	uint32_t sheaf;  /* arena index */
+	uint32_t pad;
+	uint64_t token;
 };
+
+/* An object deferred alone, when no sheaf was at hand (the fallback). */
+struct sheaf_rcu_obj {
+	void *obj;
+	uint64_t token;
+};
+
+/** Per-socket barn: stacks of full and of empty sheaves, all under lock. */
+struct sheaf_barn {
+	struct sheaf_txlock lock;
+	uint32_t nb_full;   /* lock; racy reads are hints */
+	uint32_t nb_empty;  /* lock; racy reads are hints */
+	uint32_t *full;     /* [nb_sheaves] arena indices, 0..nb_full */
+	uint32_t *empty;    /* [nb_sheaves] arena indices, 0..nb_empty */
+	/* Sheaves between two transactions (sheaf_barn.h); lock. */
+	uint64_t transit_owner[SHEAF_TRANSIT]; /* 0: entry unused */
+	uint32_t transit[SHEAF_TRANSIT];
+	/*
+	 * Deferred FIFO (sheaf_deferred.c): stamped sheaves, oldest at
+	 * fifo_head; tokens grow from head to tail. Lock.
+	 */
+	uint32_t fifo_head;
+	uint32_t fifo_count;        /* racy reads are hints */
+	struct sheaf_rcu_entry *fifo; /* [nb_sheaves] */
+	/* Deferred sheaf of callers without a slot, SHEAF_NONE; lock. */
+	uint32_t shared_def;
+} __rte_cache_aligned;
 
 /** A run of up to SHEAF_SLAB_OBJS objects at a constant stride. */
 struct sheaf_slab {
-	uintptr_t base;     /* address of object 0 */
-	uint64_t free_mask; /* bit i set: object i is free in this slab */
+	uintptr_t base;     /* address of object 0; fixed */
+	/* Bit i set: object i is free in this slab; depot lock. */
+	uint64_t free_mask;
 	/*
-	 * Validate mode only: bit i set while object i is in the pool (a
-	 * slab, a sheaf, a barn, a deferred queue), clear while the user
-	 * holds it. Atomic bit operations by any thread, see sheaf_validate.c.
+	 * Validate mode only: bit i set while object i is in the pool,
+	 * clear while the user holds it. Atomic bit operations by any
+	 * thread, see sheaf_validate.c.
 	 */
 	uint64_t in_pool;
-	uint32_t stride;    /* bytes between objects */
-	uint16_t nb_objs;   /* objects in this slab, 1..SHEAF_SLAB_OBJS */
-	uint16_t nb_free;   /* popcount of free_mask */
-	uint32_t prev;      /* depot bucket list links, SHEAF_SLAB_NONE ends */
+	uint32_t stride;    /* bytes between objects; fixed */
+	uint32_t nb_objs;   /* objects in this slab, 1..64; fixed */
+	uint32_t nb_free;   /* popcount of free_mask; depot lock */
+	uint32_t prev;      /* bucket list links, SHEAF_SLAB_NONE ends; lock */
 	uint32_t next;
-	uint32_t depot;     /* index of the depot (socket) it belongs to */
-	uint32_t pad;
+	uint32_t depot;     /* depot (socket) it belongs to; fixed */
 };
-
-#define SHEAF_SLAB_NONE UINT32_MAX
 
 /*
  * Per-socket depot of slabs with free objects. Slabs sit in the bucket of
  * their free count, so refill finds the fullest partial slab (fewest free
- * objects) with one bit scan, keeping the working set compact: fully free
- * slabs are touched last.
+ * objects) with one bit scan, keeping the working set compact.
  */
 struct sheaf_depot {
-	rte_spinlock_t lock;
-	uint32_t nb_free;   /* free objects in slabs; writer holds lock */
+	struct sheaf_txlock lock;
+	uint32_t nb_free;   /* free objects in slabs; lock, racy reads */
 	uint64_t nonempty;  /* bit k: bucket[k] (k + 1 free) non-empty */
 	uint32_t bucket[SHEAF_SLAB_OBJS]; /* list heads by free count - 1 */
+	/* Deferred fallback of this depot's objects (sheaf_deferred.c). */
+	uint32_t fb_head;
+	uint32_t fb_count;  /* racy reads are hints */
+	uint32_t fb_size;   /* entries in fb[]: the depot's objects; fixed */
+	struct sheaf_rcu_obj *fb;
 } __rte_cache_aligned;
 
-/** Per-socket barn: rings of full and of empty sheaves. */
-struct sheaf_barn {
-	struct rte_ring *full;  /* sheaves with 1..capacity objects */
-	struct rte_ring *empty; /* sheaves with 0 objects */
+/*
+ * Slot state word (sheaf_pair.h): main sheaf index, spare sheaf index,
+ * objects in main, objects in spare. One store changes the slot whole.
+ */
+#define SHEAF_ST_MSIZE_SHIFT 0
+#define SHEAF_ST_SSIZE_SHIFT SHEAF_SIZE_BITS
+#define SHEAF_ST_MAIN_SHIFT (2 * SHEAF_SIZE_BITS)
+#define SHEAF_ST_SPARE_SHIFT (2 * SHEAF_SIZE_BITS + SHEAF_IDX_BITS)
+
+/* Slot gate bits: set by other threads, seen by the owner's fast path. */
+#define SHEAF_GATE_VALIDATE 0x1 /* the pool validates: fixed */
+#define SHEAF_GATE_DRAIN    0x2 /* request: give your sheaves back */
+#define SHEAF_GATE_STAMP    0x4 /* request: stamp your deferred sheaf */
+#define SHEAF_GATE_MARKED   0x8 /* a thief holds the slot (marker) */
+#define SHEAF_GATE_REQUESTS (SHEAF_GATE_DRAIN | SHEAF_GATE_STAMP)
+
+/* Slot owner's membarrier() registrations (sheaf_proc.h). */
+#define SHEAF_MB_PRIVATE 0x1
+#define SHEAF_MB_GLOBAL  0x2
+
+/** Per-lcore state, one slot per lcore id (sheaf_slot.h). */
+struct sheaf_slot {
+	/*
+	 * First cache line: all the fast path reads or writes.
+	 * State word (sheaf_pair.h); writer: the owner inside a call, the
+	 * thread holding the slot (its marker, or a dead owner's heir), or
+	 * a transaction of one of those.
+	 */
+	uint64_t state;
+	/* Incarnation of the owning process, 0 while unclaimed; CAS. */
+	uint64_t owner;
+	void *arena;           /* the pool's arena; fixed */
+	/* Non-zero while the owner's thread is inside a call; owner only,
+	 * cleared with release (sheaf_slot.h). */
+	uint32_t busy;
+	uint32_t gate;         /* SHEAF_GATE_*; atomic bit operations */
+	uint32_t capacity;     /* objects per sheaf; fixed */
+	uint32_t barn;         /* index of the home barn; fixed */
+	uint32_t sheaf_sz;     /* bytes per arena sheaf; fixed */
+	uint32_t pad0;
+	/* Owner only, no atomics; the fast ones first (this line). */
+	uint64_t stat[RTE_SHEAF_STAT_MAX];
+	/* Thief holding SHEAF_GATE_MARKED: its incarnation, 0 if none. */
+	uint64_t marker;
+	/* Deferred sheaf: index (20 bits) and objects (12); owner. */
+	uint32_t dstate;
+	uint32_t mb;           /* owner's SHEAF_MB_*, set at claim */
+	/* Idle detection (sheaf_slot.c): written racily by thieves. */
+	uint64_t seen_activity;
+	uint64_t seen_ns;
+	/* Direction of the last barn trade (sheaf_pair.c); owner. */
+	uint32_t last_trade;
+	uint32_t pad1;
 } __rte_cache_aligned;
+
+/* Per-pool settings resolved from struct rte_sheaf_config. */
+struct sheaf_tunables {
+	uint64_t idle_ns;         /* no call for this long: idle */
+	uint64_t membarrier_ns;   /* one membarrier() per pool per interval */
+	uint64_t barrier_ns;      /* deferred barrier time-out */
+};
 
 /** The mempool's pool_data. */
 struct sheaf_pool {
 	uint64_t magic;            /* SHEAF_POOL_MAGIC */
 	struct rte_mempool *mp;
 	struct rte_sheaf_config cfg; /* defaults resolved */
-	uint32_t nb_barns;
+	struct sheaf_tunables tun;
+	uint32_t nb_nodes;         /* barns and depots: one per socket */
 	uint32_t nb_sheaves;       /* sheaves in the arena */
-	size_t sheaf_sz;           /* bytes per sheaf in the arena */
+	size_t sheaf_sz;           /* bytes per arena sheaf */
 	void *arena;               /* all sheaves, one allocation */
-	struct sheaf_barn *barn;   /* [nb_barns] */
-	struct sheaf_depot *depot; /* [nb_barns] */
+	struct sheaf_barn *barn;   /* [nb_nodes] */
+	struct sheaf_depot *depot; /* [nb_nodes] */
 
 	/* Slabs; grown by populate only, never concurrently with use. */
 	struct sheaf_slab *slabs;
 	uint32_t *slab_by_addr;    /* slab indexes sorted by base address */
 	uint32_t nb_slabs;
-	/* Populate in progress: its thread, and its process-local record. */
-	int populate_tid;
-	void *populating;
-	/* No take-back from idle lcores before this TSC (back-off). */
-	uint64_t steal_after;
 
-	/* Counters of threads without an lcore slot; relaxed atomics. */
+	/* Next time (CLOCK_MONOTONIC ns) a membarrier() may run; CAS. */
+	uint64_t membarrier_after;
+	/* Slots ever claimed (bit per lcore id); atomic OR, racy reads. */
+	uint64_t claimed[(RTE_MAX_LCORE + 63) / 64];
+
+	/* Counters of callers without a slot; relaxed atomics. */
 	uint64_t shared_stat[RTE_SHEAF_STAT_MAX];
 	/* Sheaves lent by prefill, not yet returned; relaxed atomic. */
 	uint32_t nb_borrowed;
 	/*
-	 * Deferred-free state (sheaf_deferred.h): NULL until a QSBR variable
-	 * is attached, then fixed; published with a release store.
+	 * Deferred free: the QSBR variable, NULL until attached, then
+	 * fixed; published with a release store (sheaf_deferred.h).
 	 */
-	struct sheaf_deferred *deferred;
+	struct rte_rcu_qsbr *qsbr;
 
-	struct sheaf_lcore lcore[RTE_MAX_LCORE];
-	struct sheaf_stash stash[RTE_MAX_LCORE];
+	struct sheaf_slot slot[RTE_MAX_LCORE];
 };
-
-/* The stash of an lcore slot. */
-static inline void **
-sheaf_stash_of(struct sheaf_pool *sp, const struct sheaf_lcore *lc)
-{
-	return sp->stash[lc - sp->lcore].objs;
-}
 
 static inline struct sheaf_pool *
 sheaf_pool_of(const struct rte_mempool *mp)
@@ -249,26 +287,35 @@ sheaf_pool_of(const struct rte_mempool *mp)
 	return (struct sheaf_pool *)mp->pool_data;
 }
 
+/* Arena sheaf number i. */
+static inline struct sheaf *
+sheaf_at(const struct sheaf_pool *sp, uint32_t i)
+{
+	return (struct sheaf *)RTE_PTR_ADD(sp->arena, (size_t)i * sp->sheaf_sz);
+}
+
+/* The home barn and depot of the calling thread: its socket's. */
+static inline uint32_t
+sheaf_home_node(const struct sheaf_pool *sp)
+{
+	unsigned int socket = rte_socket_id();
+
+	return socket < sp->nb_nodes ? socket : 0;
+}
+
 /*
- * Count v for item id: in the holder's slot (plain, owner only) when the
- * caller holds one, else in the counters shared by threads without a slot
- * (a relaxed atomic: counters only).
+ * Count v for item id: in the caller's slot (plain, owner only) when it
+ * holds one, else in the counters shared by callers without a slot (a
+ * relaxed atomic: counters only).
  */
 static inline void
-sheaf_stat_add(struct sheaf_pool *sp, struct sheaf_lcore *lc,
+sheaf_stat_add(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	enum rte_sheaf_stat id, uint64_t v)
 {
 	if (lc != NULL)
 		lc->stat[id] += v;
 	else
 		__atomic_fetch_add(&sp->shared_stat[id], v, __ATOMIC_RELAXED);
-}
-
-/* Arena sheaf number i. */
-static inline struct sheaf *
-sheaf_arena_get(const struct sheaf_pool *sp, uint32_t i)
-{
-	return (struct sheaf *)RTE_PTR_ADD(sp->arena, (size_t)i * sp->sheaf_sz);
 }
 
 #endif /* _SHEAF_PVT_H_ */

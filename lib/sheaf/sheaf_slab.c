@@ -12,16 +12,19 @@
  * (the mempool autotest checks that object contents survive put/get), and
  * a double free into a slab is seen as an already-set bit.
  *
- * Populate records where DPDK's helper lays the objects, cuts runs where
- * the stride breaks (page boundaries) or the slab is full, and keeps the
- * slabs sorted by address for a binary search on free.
+ * Populate records where DPDK's helper lays the objects (through the
+ * object callback, not the ops), cuts runs where the stride breaks (page
+ * boundaries) or the slab is full, and keeps the slabs sorted by address
+ * for a binary search on free.
  *
- * Each socket has a depot: one lock, and the slabs with free objects in
+ * Each socket has a depot: a lock, and the slabs with free objects in
  * buckets by free count. Refill takes from the fullest partial slab (the
  * fewest free objects) first, as SLUB prefers partial slabs, so fully free
- * slabs stay cold.
+ * slabs stay cold. Every store to a depot or its slabs is a journaled
+ * transaction store (sheaf_tx.h).
  */
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,103 +32,200 @@
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
-#include "sheaf_lcore.h"
+#include "sheaf_proc.h"
 #include "sheaf_slab.h"
+#include "sheaf_slot.h"
 
-void
+int
 sheaf_depot_init(struct sheaf_pool *sp)
 {
 	uint32_t d, k;
 
-	for (d = 0; d < sp->nb_barns; d++) {
+	for (d = 0; d < sp->nb_nodes; d++) {
 		struct sheaf_depot *dp = &sp->depot[d];
+		struct sheaf_undo *ent;
 
-		rte_spinlock_init(&dp->lock);
+		ent = rte_zmalloc_socket("sheaf_depot_journal",
+			SHEAF_TX_MAX * sizeof(*ent), RTE_CACHE_LINE_SIZE,
+			sp->mp->socket_id);
+		if (ent == NULL)
+			return -ENOMEM;
+		sheaf_tx_init(&dp->lock, ent);
 		dp->nb_free = 0;
 		dp->nonempty = 0;
 		for (k = 0; k < SHEAF_SLAB_OBJS; k++)
 			dp->bucket[k] = SHEAF_SLAB_NONE;
 	}
+	return 0;
 }
 
-/* Depot bucket lists; caller holds the depot lock. */
-static void
-sheaf_depot_link(struct sheaf_pool *sp, struct sheaf_depot *dp, uint32_t id)
+static inline struct sheaf_depot *
+sheaf_depot_of(struct sheaf_tx *tx, uint32_t d)
 {
-	struct sheaf_slab *s = &sp->slabs[id];
-	uint32_t k = s->nb_free - 1;
+	RTE_ASSERT(tx->lk == &tx->sp->depot[d].lock);
+	return &tx->sp->depot[d];
+}
 
-	s->prev = SHEAF_SLAB_NONE;
-	s->next = dp->bucket[k];
-	if (s->next != SHEAF_SLAB_NONE)
-		sp->slabs[s->next].prev = id;
-	dp->bucket[k] = id;
-	dp->nonempty |= UINT64_C(1) << k;
+/* Bucket lists, in a transaction: link slab id by its nb_free. */
+static void
+sheaf_depot_link(struct sheaf_tx *tx, struct sheaf_depot *dp, uint32_t id)
+{
+	struct sheaf_slab *slabs = tx->sp->slabs, *s = &slabs[id];
+	uint32_t k = s->nb_free - 1, head = dp->bucket[k];
+
+	sheaf_tx_store32(tx, &s->prev, SHEAF_SLAB_NONE);
+	sheaf_tx_store32(tx, &s->next, head);
+	if (head != SHEAF_SLAB_NONE)
+		sheaf_tx_store32(tx, &slabs[head].prev, id);
+	sheaf_tx_store32(tx, &dp->bucket[k], id);
+	if (!(dp->nonempty & (UINT64_C(1) << k)))
+		sheaf_tx_store64(tx, &dp->nonempty,
+			dp->nonempty | UINT64_C(1) << k);
 }
 
 static void
-sheaf_depot_unlink(struct sheaf_pool *sp, struct sheaf_depot *dp, uint32_t id)
+sheaf_depot_unlink(struct sheaf_tx *tx, struct sheaf_depot *dp, uint32_t id)
 {
-	struct sheaf_slab *s = &sp->slabs[id];
+	struct sheaf_slab *slabs = tx->sp->slabs, *s = &slabs[id];
 	uint32_t k = s->nb_free - 1;
 
 	if (s->prev != SHEAF_SLAB_NONE)
-		sp->slabs[s->prev].next = s->next;
+		sheaf_tx_store32(tx, &slabs[s->prev].next, s->next);
 	else
-		dp->bucket[k] = s->next;
+		sheaf_tx_store32(tx, &dp->bucket[k], s->next);
 	if (s->next != SHEAF_SLAB_NONE)
-		sp->slabs[s->next].prev = s->prev;
+		sheaf_tx_store32(tx, &slabs[s->next].prev, s->prev);
 	if (dp->bucket[k] == SHEAF_SLAB_NONE)
-		dp->nonempty &= ~(UINT64_C(1) << k);
+		sheaf_tx_store64(tx, &dp->nonempty,
+			dp->nonempty & ~(UINT64_C(1) << k));
 }
 
-/* Take up to n objects from one depot; caller holds its lock. */
-static unsigned int
-sheaf_depot_take(struct sheaf_pool *sp, struct sheaf_depot *dp, void **objs,
+/* Give slab id a new free mask, in its bucket. */
+static void
+sheaf_depot_set_mask(struct sheaf_tx *tx, struct sheaf_depot *dp,
+	uint32_t id, uint64_t mask)
+{
+	struct sheaf_slab *s = &tx->sp->slabs[id];
+
+	if (s->nb_free != 0)
+		sheaf_depot_unlink(tx, dp, id);
+	sheaf_tx_store64(tx, &s->free_mask, mask);
+	sheaf_tx_store32(tx, &s->nb_free, __builtin_popcountll(mask));
+	if (s->nb_free != 0)
+		sheaf_depot_link(tx, dp, id);
+}
+
+unsigned int
+sheaf_depot_take(struct sheaf_tx *tx, uint32_t d, void **objs,
 	unsigned int n)
 {
+	struct sheaf_depot *dp = sheaf_depot_of(tx, d);
 	unsigned int got = 0;
 
+	RTE_ASSERT(n <= SHEAF_TX_OBJS);
 	while (got < n && dp->nonempty != 0) {
 		uint32_t id = dp->bucket[(uint32_t)__builtin_ctzll(dp->nonempty)];
-		struct sheaf_slab *s = &sp->slabs[id];
+		const struct sheaf_slab *s = &tx->sp->slabs[id];
 		uint64_t mask = s->free_mask;
 
-		sheaf_depot_unlink(sp, dp, id);
 		while (got < n && mask != 0) {
 			objs[got++] = (void *)(s->base +
 				(uintptr_t)(uint32_t)__builtin_ctzll(mask) * s->stride);
 			mask &= mask - 1;
-			s->nb_free--;
 		}
-		s->free_mask = mask;
-		if (s->nb_free != 0)
-			sheaf_depot_link(sp, dp, id);
+		sheaf_depot_set_mask(tx, dp, id, mask);
 	}
-	dp->nb_free -= got;
+	sheaf_tx_store32(tx, &dp->nb_free, dp->nb_free - got);
 	return got;
 }
 
 unsigned int
-sheaf_slab_alloc_bulk(struct sheaf_pool *sp, uint32_t home, void **objs,
+sheaf_depot_put(struct sheaf_tx *tx, uint32_t d, void * const *objs,
 	unsigned int n)
 {
-	unsigned int got = 0;
-	uint32_t i;
+	struct sheaf_depot *dp = sheaf_depot_of(tx, d);
+	unsigned int i, bad = 0;
 
-	for (i = 0; i < sp->nb_barns && got < n; i++) {
-		struct sheaf_depot *dp = &sp->depot[(home + i) % sp->nb_barns];
+	RTE_ASSERT(n <= SHEAF_TX_OBJS);
+	for (i = 0; i < n; i++) {
+		struct sheaf_slab *s;
+		uint64_t bit;
+		uint32_t idx;
 
-		/* Racy peek, not critical: a stale zero skips a depot that
-		 * just got objects, as a lock taken a moment earlier would.
-		 */
-		if (__atomic_load_n(&dp->nb_free, __ATOMIC_RELAXED) == 0)
+		s = sheaf_slab_find(tx->sp, objs[i], &idx, NULL);
+		RTE_ASSERT(s != NULL && s->depot == d);
+		bit = UINT64_C(1) << idx;
+		if (s->free_mask & bit) {
+			SHEAF_LOG(ERR, "pool %s: double free of %p, refused",
+				tx->sp->mp->name, objs[i]);
+			bad++;
 			continue;
-		rte_spinlock_lock(&dp->lock);
-		got += sheaf_depot_take(sp, dp, objs + got, n - got);
-		rte_spinlock_unlock(&dp->lock);
+		}
+		sheaf_depot_set_mask(tx, dp, s - tx->sp->slabs,
+			s->free_mask | bit);
 	}
-	return got;
+	sheaf_tx_store32(tx, &dp->nb_free, dp->nb_free + n - bad);
+	return bad;
+}
+
+unsigned int
+sheaf_slab_depot_run(const struct sheaf_pool *sp, void * const *objs,
+	unsigned int n, uint32_t *d)
+{
+	unsigned int k = 0;
+	uint32_t idx, dd;
+
+	while (k < n && k < SHEAF_TX_OBJS) {
+		const struct sheaf_slab *s = sheaf_slab_find(sp,
+			objs[n - 1 - k], &idx, NULL);
+
+		dd = s != NULL ? s->depot : SHEAF_SLAB_NONE;
+		if (k == 0)
+			*d = dd;
+		else if (dd != *d)
+			break;
+		k++;
+	}
+	return k;
+}
+
+unsigned int
+sheaf_slab_each_run(struct sheaf_pool *sp, void * const *objs, unsigned int n,
+	sheaf_slab_run_fn fn, void *arg, unsigned int *bad)
+{
+	unsigned int run, sum = 0;
+	uint32_t d;
+
+	while (n > 0) {
+		run = sheaf_slab_depot_run(sp, objs, n, &d);
+		n -= run;
+		if (d != SHEAF_SLAB_NONE) {
+			sum += fn(sp, d, &objs[n], run, arg);
+			continue;
+		}
+		sheaf_slab_log_foreign(sp, &objs[n], run);
+		*bad += run;
+	}
+	return sum;
+}
+
+void
+sheaf_slab_log_foreign(const struct sheaf_pool *sp, void * const *objs,
+	unsigned int n)
+{
+	unsigned int i;
+	uintptr_t off;
+	uint32_t idx;
+
+	for (i = 0; i < n; i++) {
+		if (sheaf_slab_find(sp, objs[i], &idx, &off) == NULL && off != 0)
+			SHEAF_LOG(ERR, "pool %s: %p is misaligned, %zu bytes into object %p, refused",
+				sp->mp->name, objs[i], (size_t)off,
+				RTE_PTR_SUB(objs[i], off));
+		else
+			SHEAF_LOG(ERR, "pool %s: %p is not an object of the pool, refused",
+				sp->mp->name, objs[i]);
+	}
 }
 
 struct sheaf_slab *
@@ -135,10 +235,12 @@ sheaf_slab_find(const struct sheaf_pool *sp, const void *obj, uint32_t *idx,
 	uintptr_t a = (uintptr_t)obj;
 	uint32_t lo = 0, hi = sp->nb_slabs;
 	const struct sheaf_slab *s;
-	uintptr_t d;
+	uintptr_t dist;
 
 	if (off != NULL)
 		*off = 0;
+	if (sp->nb_slabs == 0)
+		return NULL;
 	/* Last slab whose base is <= a. */
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -148,65 +250,19 @@ sheaf_slab_find(const struct sheaf_pool *sp, const void *obj, uint32_t *idx,
 		else
 			hi = mid;
 	}
-	if (sp->nb_slabs == 0)
-		return NULL;
 	s = &sp->slabs[sp->slab_by_addr[lo]];
 	if (a < s->base)
 		return NULL;
-	d = a - s->base;
-	if (d / s->stride >= s->nb_objs)
+	dist = a - s->base;
+	if (dist / s->stride >= s->nb_objs)
 		return NULL;
-	if (d % s->stride != 0) {
+	if (dist % s->stride != 0) {
 		if (off != NULL)
-			*off = d % s->stride;
+			*off = dist % s->stride;
 		return NULL;
 	}
-	*idx = d / s->stride;
+	*idx = dist / s->stride;
 	return (struct sheaf_slab *)(uintptr_t)s;
-}
-
-unsigned int
-sheaf_slab_free_bulk(struct sheaf_pool *sp, void * const *objs,
-	unsigned int n)
-{
-	struct sheaf_depot *dp = NULL;
-	unsigned int i, bad = 0;
-
-	for (i = 0; i < n; i++) {
-		struct sheaf_slab *s;
-		uint64_t bit;
-		uint32_t idx;
-
-		s = sheaf_slab_find(sp, objs[i], &idx, NULL);
-		if (s == NULL) {
-			SHEAF_LOG(ERR, "pool %s: %p is not an object of the pool, refused",
-				sp->mp->name, objs[i]);
-			bad++;
-			continue;
-		}
-		if (dp != &sp->depot[s->depot]) {
-			if (dp != NULL)
-				rte_spinlock_unlock(&dp->lock);
-			dp = &sp->depot[s->depot];
-			rte_spinlock_lock(&dp->lock);
-		}
-		bit = UINT64_C(1) << idx;
-		if (s->free_mask & bit) {
-			SHEAF_LOG(ERR, "pool %s: double free of %p, refused",
-				sp->mp->name, objs[i]);
-			bad++;
-			continue;
-		}
-		if (s->nb_free != 0)
-			sheaf_depot_unlink(sp, dp, s - sp->slabs);
-		s->free_mask |= bit;
-		s->nb_free++;
-		sheaf_depot_link(sp, dp, s - sp->slabs);
-		dp->nb_free++;
-	}
-	if (dp != NULL)
-		rte_spinlock_unlock(&dp->lock);
-	return bad;
 }
 
 uint32_t
@@ -214,26 +270,37 @@ sheaf_slab_count(const struct sheaf_pool *sp)
 {
 	uint32_t d, n = 0;
 
-	for (d = 0; d < sp->nb_barns; d++)
-		n += __atomic_load_n(&sp->depot[d].nb_free, __ATOMIC_RELAXED);
+	for (d = 0; d < sp->nb_nodes; d++)
+		n += sheaf_depot_nb_free(sp, d);
 	return n;
 }
 
-/* Objects handed to the pool by the populate in progress. */
+/* Objects laid out by the populate in progress, in the order laid. */
 struct sheaf_layout {
 	void **obj;
 	unsigned int n;
 	unsigned int max;
+	rte_mempool_populate_obj_cb_t *cb; /* DPDK's callback, chained */
+	void *cb_arg;
 };
 
-void
-sheaf_slab_record(struct sheaf_pool *sp, void * const *objs, unsigned int n)
+bool
+sheaf_slab_populating(const struct sheaf_pool *sp)
 {
-	struct sheaf_layout *l = sp->populating;
-	unsigned int i;
+	return sheaf_thread_self()->populating == sp;
+}
 
-	for (i = 0; i < n && l->n < l->max; i++)
-		l->obj[l->n++] = objs[i];
+/* The populate helper's object callback: record, then DPDK's own. */
+static void
+sheaf_slab_record(struct rte_mempool *mp, void *arg, void *obj,
+	rte_iova_t iova)
+{
+	struct sheaf_layout *l = arg;
+
+	if (l->n < l->max)
+		l->obj[l->n++] = obj;
+	if (l->cb != NULL)
+		l->cb(mp, l->cb_arg, obj, iova);
 }
 
 /* Depot (socket) of the memory at addr. */
@@ -243,12 +310,20 @@ sheaf_slab_depot_of(const struct sheaf_pool *sp, const void *addr)
 	const struct rte_memseg *ms = rte_mem_virt2memseg(addr, NULL);
 	int socket = ms != NULL ? ms->socket_id : sp->mp->socket_id;
 
-	if (socket < 0 || (uint32_t)socket >= sp->nb_barns)
+	if (socket < 0 || (uint32_t)socket >= sp->nb_nodes)
 		return 0;
 	return socket;
 }
 
-/* Slabs needed for a layout: a new one where the stride breaks or at 64. */
+/* Whether object i of l starts a new slab: 64 in one, or a stride break. */
+static inline bool
+sheaf_layout_breaks(const struct sheaf_layout *l, unsigned int i,
+	uint32_t in_slab, uintptr_t stride)
+{
+	return i == 0 || in_slab == SHEAF_SLAB_OBJS ||
+		(uintptr_t)l->obj[i] - (uintptr_t)l->obj[i - 1] != stride;
+}
+
 static uint32_t
 sheaf_layout_count_slabs(const struct sheaf_layout *l, uintptr_t stride)
 {
@@ -256,8 +331,7 @@ sheaf_layout_count_slabs(const struct sheaf_layout *l, uintptr_t stride)
 	unsigned int i;
 
 	for (i = 0; i < l->n; i++) {
-		if (in_slab == 0 || in_slab == SHEAF_SLAB_OBJS ||
-				(uintptr_t)l->obj[i] - (uintptr_t)l->obj[i - 1] != stride) {
+		if (sheaf_layout_breaks(l, i, in_slab, stride)) {
 			nb++;
 			in_slab = 0;
 		}
@@ -286,51 +360,13 @@ sheaf_slab_grow(struct sheaf_pool *sp, uint32_t more)
 	return 0;
 }
 
-/* Cut a layout into slabs (all objects in use) and index them by address. */
+/* New slabs first..first+nb go into the address index as one run. */
 static void
-sheaf_layout_cut(struct sheaf_pool *sp, const struct sheaf_layout *l,
-	uintptr_t stride, uint32_t nb_new)
+sheaf_slab_index(struct sheaf_pool *sp, uint32_t first, uint32_t nb)
 {
-	uint32_t first = sp->nb_slabs, id = first, pos, lo, hi;
-	struct sheaf_slab *s = NULL;
-	unsigned int i;
+	uint32_t lo = 0, hi = first, i;
 
-	for (i = 0; i < l->n; i++) {
-		if (s == NULL || s->nb_objs == SHEAF_SLAB_OBJS ||
-				(uintptr_t)l->obj[i] - (uintptr_t)l->obj[i - 1] != stride) {
-			s = &sp->slabs[id++];
-			memset(s, 0, sizeof(*s));
-			s->base = (uintptr_t)l->obj[i];
-			s->stride = stride;
-			s->prev = SHEAF_SLAB_NONE;
-			s->next = SHEAF_SLAB_NONE;
-			s->depot = sheaf_slab_depot_of(sp, l->obj[i]);
-		}
-		s->nb_objs++;
-	}
-
-	/* Every recorded object was just freed to the pool: all free. */
-	for (id = first; id < first + nb_new; id++) {
-		struct sheaf_depot *dp;
-
-		s = &sp->slabs[id];
-		s->free_mask = s->nb_objs == 64 ? UINT64_MAX :
-			(UINT64_C(1) << s->nb_objs) - 1;
-		s->nb_free = s->nb_objs;
-		s->in_pool = s->free_mask;
-		dp = &sp->depot[s->depot];
-		rte_spinlock_lock(&dp->lock);
-		sheaf_depot_link(sp, dp, id);
-		dp->nb_free += s->nb_objs;
-		rte_spinlock_unlock(&dp->lock);
-	}
-
-	/*
-	 * A chunk's slabs are in address order and chunks do not overlap,
-	 * so the new slabs go in one run at the first new base's position.
-	 */
-	lo = 0;
-	hi = first;
+	/* A chunk's slabs are in address order; chunks do not overlap. */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
@@ -339,12 +375,81 @@ sheaf_layout_cut(struct sheaf_pool *sp, const struct sheaf_layout *l,
 		else
 			hi = mid;
 	}
-	pos = lo;
-	memmove(&sp->slab_by_addr[pos + nb_new], &sp->slab_by_addr[pos],
-		(first - pos) * sizeof(uint32_t));
-	for (i = 0; i < nb_new; i++)
-		sp->slab_by_addr[pos + i] = first + i;
-	sp->nb_slabs = first + nb_new;
+	memmove(&sp->slab_by_addr[lo + nb], &sp->slab_by_addr[lo],
+		(first - lo) * sizeof(uint32_t));
+	for (i = 0; i < nb; i++)
+		sp->slab_by_addr[lo + i] = first + i;
+	sp->nb_slabs = first + nb;
+}
+
+/*
+ * Cut a layout into slabs with every object free and file them in their
+ * depots. Not concurrent with use of the pool (populate): plain stores.
+ */
+static void
+sheaf_layout_cut(struct sheaf_pool *sp, const struct sheaf_layout *l,
+	uintptr_t stride, uint32_t nb_new)
+{
+	uint32_t first = sp->nb_slabs, id = first, in_slab = 0;
+	struct sheaf_slab *s = NULL;
+	struct sheaf_depot *dp;
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++) {
+		if (sheaf_layout_breaks(l, i, in_slab, stride)) {
+			s = &sp->slabs[id++];
+			memset(s, 0, sizeof(*s));
+			s->base = (uintptr_t)l->obj[i];
+			s->stride = stride;
+			s->next = SHEAF_SLAB_NONE;
+			s->depot = sheaf_slab_depot_of(sp, l->obj[i]);
+			in_slab = 0;
+		}
+		in_slab++;
+		s->nb_objs++;
+	}
+	for (id = first; id < first + nb_new; id++) {
+		s = &sp->slabs[id];
+		s->free_mask = s->nb_objs == 64 ? UINT64_MAX :
+			(UINT64_C(1) << s->nb_objs) - 1;
+		s->nb_free = s->nb_objs;
+		s->in_pool = s->free_mask;
+		dp = &sp->depot[s->depot];
+		s->prev = SHEAF_SLAB_NONE;
+		s->next = dp->bucket[s->nb_free - 1];
+		if (s->next != SHEAF_SLAB_NONE)
+			sp->slabs[s->next].prev = id;
+		dp->bucket[s->nb_free - 1] = id;
+		dp->nonempty |= UINT64_C(1) << (s->nb_free - 1);
+		dp->nb_free += s->nb_objs;
+	}
+	sheaf_slab_index(sp, first, nb_new);
+}
+
+/* Lay the chunk out with DPDK's helper, recording each object. */
+static int
+sheaf_slab_layout(struct rte_mempool *mp, struct sheaf_layout *l,
+	void *vaddr, rte_iova_t iova, size_t len)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(mp);
+	struct sheaf_thread *t = sheaf_thread_self();
+	struct sheaf_slot *lc;
+	int ret;
+
+	/*
+	 * The helper also frees each object through the ops: populate holds
+	 * the caller's slot, so the frees go out of line, where the thread's
+	 * populating mark drops them (recorded here already).
+	 */
+	if (sheaf_slot_hold(sp, &lc) < 0)
+		return -EBUSY;
+	t->populating = sp;
+	ret = rte_mempool_op_populate_helper(mp, 0, l->max, vaddr, iova, len,
+		sheaf_slab_record, l);
+	t->populating = NULL;
+	if (lc != NULL)
+		sheaf_slot_leave(lc);
+	return ret;
 }
 
 int
@@ -354,8 +459,8 @@ sheaf_slab_populate(struct rte_mempool *mp, unsigned int max_objs,
 {
 	struct sheaf_pool *sp = sheaf_pool_of(mp);
 	uintptr_t stride = mp->header_size + mp->elt_size + mp->trailer_size;
-	struct sheaf_layout l = { .n = 0, .max = max_objs };
-	struct sheaf_lcore *lc = sheaf_lcore_own_slot(sp);
+	struct sheaf_layout l = { .n = 0, .max = max_objs, .cb = obj_cb,
+		.cb_arg = obj_cb_arg };
 	uint32_t nb_new;
 	int ret;
 
@@ -366,26 +471,11 @@ sheaf_slab_populate(struct rte_mempool *mp, unsigned int max_objs,
 		ret = -ENOMEM;
 		goto out;
 	}
-
-	/*
-	 * DPDK's helper lays the objects out and its callback frees each one
-	 * to the pool: those frees are recorded here (see sheaf_shared_put())
-	 * rather than cached, then cut into slabs, all free, so that a new
-	 * pool is fully reachable from every lcore.
-	 */
-	sp->populate_tid = rte_gettid();
-	__atomic_store_n(&sp->populating, &l, __ATOMIC_RELAXED);
-	if (lc != NULL)
-		lc->busy |= SHEAF_BUSY_POPULATE;
-	ret = rte_mempool_op_populate_helper(mp, 0, max_objs, vaddr, iova, len,
-		obj_cb, obj_cb_arg);
-	if (lc != NULL)
-		lc->busy &= ~SHEAF_BUSY_POPULATE;
-	__atomic_store_n(&sp->populating, NULL, __ATOMIC_RELAXED);
+	ret = sheaf_slab_layout(mp, &l, vaddr, iova, len);
 	if (ret < 0)
 		goto out;
 	if (l.n != (unsigned int)ret) {
-		SHEAF_LOG(ERR, "pool %s: %d objects laid out, %u freed",
+		SHEAF_LOG(ERR, "pool %s: %d objects laid out, %u recorded",
 			mp->name, ret, l.n);
 		ret = -EINVAL;
 		goto out;
@@ -409,9 +499,15 @@ out:
 void
 sheaf_slab_release(struct sheaf_pool *sp)
 {
+	uint32_t d;
+
 	rte_free(sp->slabs);
 	rte_free(sp->slab_by_addr);
 	sp->slabs = NULL;
 	sp->slab_by_addr = NULL;
 	sp->nb_slabs = 0;
+	if (sp->depot == NULL)
+		return;
+	for (d = 0; d < sp->nb_nodes; d++)
+		rte_free(sp->depot[d].lock.ent);
 }

@@ -5,31 +5,89 @@
 #ifndef _SHEAF_SLAB_H_
 #define _SHEAF_SLAB_H_
 
+/*
+ * Slabs and depots: the pool's memory, holding the objects no sheaf
+ * holds. Each socket's depot changes only in transactions on its lock
+ * (sheaf_tx.h), at most SHEAF_TX_OBJS objects each, so a process dying
+ * inside one leaves every free mask, count and bucket list as it was.
+ * The functions taking a struct sheaf_tx run inside such a transaction
+ * (sheaf_depot_begin()).
+ */
+
+#include <stdbool.h>
+
 #include <rte_mempool.h>
 
 #include "sheaf_pvt.h"
+#include "sheaf_tx.h"
 
-void sheaf_depot_init(struct sheaf_pool *sp);
+int sheaf_depot_init(struct sheaf_pool *sp);
+void sheaf_slab_release(struct sheaf_pool *sp);
 
-/* Mempool populate op: cut the chunk into slabs, then add the objects. */
+/* Mempool populate op: cut the chunk into slabs, all objects free. */
 int sheaf_slab_populate(struct rte_mempool *mp, unsigned int max_objs,
 	void *vaddr, rte_iova_t iova, size_t len,
 	rte_mempool_populate_obj_cb_t *obj_cb, void *obj_cb_arg);
 
-/* Record objects freed by the populate in progress on this thread. */
-void sheaf_slab_record(struct sheaf_pool *sp, void * const *objs,
-	unsigned int n);
+/*
+ * Whether the calling thread is populating sp: then a free reaching the
+ * pool is the populate helper's, already recorded, and is dropped.
+ */
+bool sheaf_slab_populating(const struct sheaf_pool *sp);
 
-/* Take up to n free objects, home depot first. Returns the count taken. */
-unsigned int sheaf_slab_alloc_bulk(struct sheaf_pool *sp, uint32_t home,
-	void **objs, unsigned int n);
+/* Begin a transaction on depot d: see sheaf_tx_begin(). */
+static inline int
+sheaf_depot_begin(struct sheaf_tx *tx, struct sheaf_pool *sp, uint32_t d,
+	const char *kind, bool try)
+{
+	return sheaf_tx_begin(tx, sp, &sp->depot[d].lock, kind, try);
+}
+
+/* Free objects in depot d; racy hint read before taking the lock. */
+static inline uint32_t
+sheaf_depot_nb_free(const struct sheaf_pool *sp, uint32_t d)
+{
+	return __atomic_load_n(&sp->depot[d].nb_free, __ATOMIC_RELAXED);
+}
 
 /*
- * Return n objects to their slabs. A pointer that is no object of the
- * pool, or an object already free in its slab, is refused with a log
- * line. Returns the count refused.
+ * Take up to n (at most SHEAF_TX_OBJS) free objects of depot d, fullest
+ * partial slab first, into objs. Returns the count taken.
  */
-unsigned int sheaf_slab_free_bulk(struct sheaf_pool *sp, void * const *objs,
+unsigned int sheaf_depot_take(struct sheaf_tx *tx, uint32_t d, void **objs,
+	unsigned int n);
+
+/*
+ * Return n (at most SHEAF_TX_OBJS) objects, all of depot d (see
+ * sheaf_slab_depot_run()), to their slabs. An object already free is
+ * refused, with a log line (an app's double free). Returns the count
+ * refused.
+ */
+unsigned int sheaf_depot_put(struct sheaf_tx *tx, uint32_t d,
+	void * const *objs, unsigned int n);
+
+/*
+ * The run at the end of objs[0..n): its length (at most SHEAF_TX_OBJS)
+ * and, in *d, the depot of all its objects, or SHEAF_SLAB_NONE for a run
+ * of pointers that are no objects of the pool (to be dropped, counted).
+ */
+unsigned int sheaf_slab_depot_run(const struct sheaf_pool *sp,
+	void * const *objs, unsigned int n, uint32_t *d);
+
+/* What to do with a run of objects of depot d. */
+typedef unsigned int (*sheaf_slab_run_fn)(struct sheaf_pool *sp, uint32_t d,
+	void * const *objs, unsigned int n, void *arg);
+
+/*
+ * Split objs[0..n) into runs of one depot each, from the end, and call fn
+ * on each; pointers that are no objects of the pool are logged and
+ * counted in *bad. Returns fn's results, summed.
+ */
+unsigned int sheaf_slab_each_run(struct sheaf_pool *sp, void * const *objs,
+	unsigned int n, sheaf_slab_run_fn fn, void *arg, unsigned int *bad);
+
+/* Log pointers refused as no objects of the pool. */
+void sheaf_slab_log_foreign(const struct sheaf_pool *sp, void * const *objs,
 	unsigned int n);
 
 /*
@@ -43,7 +101,5 @@ struct sheaf_slab *sheaf_slab_find(const struct sheaf_pool *sp,
 
 /* Free objects in all slabs; racy, exact when quiet. */
 uint32_t sheaf_slab_count(const struct sheaf_pool *sp);
-
-void sheaf_slab_release(struct sheaf_pool *sp);
 
 #endif /* _SHEAF_SLAB_H_ */

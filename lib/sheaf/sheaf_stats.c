@@ -4,13 +4,23 @@
 
 /*
  * Statistics, SLUB's stat_item counters: each lcore counts in its own
- * slot without atomics; threads without a slot share relaxed atomic
- * counters. Readers sum them. The names come from the one RTE_SHEAF_STATS
- * list in rte_sheaf.h, so the enum, dump and telemetry cannot drift.
+ * slot without atomics; callers without a slot share relaxed atomic
+ * counters. Readers sum them. The names come from the RTE_SHEAF_STATS and
+ * RTE_SHEAF_INFO lists in rte_sheaf.h, so the enum, the structure, the
+ * dump and telemetry cannot drift.
  */
 
+#include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
+#include "sheaf_barn.h"
+#include "sheaf_deferred.h"
+#include "sheaf_lcore.h"
+#include "sheaf_pair.h"
+#include "sheaf_prefill.h"
+#include "sheaf_proc.h"
+#include "sheaf_slab.h"
 #include "sheaf_stats.h"
 
 static const char * const sheaf_stat_names[RTE_SHEAF_STAT_MAX] = {
@@ -23,6 +33,17 @@ static const char * const sheaf_stat_helps[RTE_SHEAF_STAT_MAX] = {
 #define SHEAF_STAT_HELP_(id, name, help) [RTE_SHEAF_STAT_##id] = help,
 	RTE_SHEAF_STATS(SHEAF_STAT_HELP_)
 #undef SHEAF_STAT_HELP_
+};
+
+/* struct rte_sheaf_info by name: one entry per RTE_SHEAF_INFO item. */
+static const struct {
+	const char *name;
+	size_t off;
+} sheaf_info_fields[] = {
+#define SHEAF_INFO_FIELD_(name, help) \
+	{ #name, offsetof(struct rte_sheaf_info, name) },
+	RTE_SHEAF_INFO(SHEAF_INFO_FIELD_)
+#undef SHEAF_INFO_FIELD_
 };
 
 void
@@ -38,7 +59,7 @@ sheaf_stats_sum(const struct sheaf_pool *sp, struct rte_sheaf_stats *st)
 			/* Racy read of the owner's plain counter: not
 			 * critical, a stat may lag by one update.
 			 */
-			st->count[k] += __atomic_load_n(&sp->lcore[i].stat[k],
+			st->count[k] += __atomic_load_n(&sp->slot[i].stat[k],
 				__ATOMIC_RELAXED);
 }
 
@@ -51,7 +72,7 @@ sheaf_stats_reset(struct sheaf_pool *sp)
 		__atomic_store_n(&sp->shared_stat[k], 0, __ATOMIC_RELAXED);
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		for (k = 0; k < RTE_SHEAF_STAT_MAX; k++)
-			__atomic_store_n(&sp->lcore[i].stat[k], 0,
+			__atomic_store_n(&sp->slot[i].stat[k], 0,
 				__ATOMIC_RELAXED);
 }
 
@@ -65,4 +86,83 @@ const char *
 sheaf_stats_help(enum rte_sheaf_stat id)
 {
 	return (unsigned int)id < RTE_SHEAF_STAT_MAX ? sheaf_stat_helps[id] : NULL;
+}
+
+void
+sheaf_info_fill(const struct sheaf_pool *sp, struct rte_sheaf_info *in)
+{
+	/* Every field is a uint32_t named in RTE_SHEAF_INFO. */
+	RTE_BUILD_BUG_ON(sizeof(*in) !=
+		RTE_DIM(sheaf_info_fields) * sizeof(uint32_t));
+	memset(in, 0, sizeof(*in));
+	in->size = sp->mp->populated_size;
+	in->capacity = sp->cfg.capacity;
+	in->barn_max_full = sp->cfg.barn_max_full;
+	in->barn_max_empty = sp->cfg.barn_max_empty;
+	in->nb_barns = sp->nb_nodes;
+	in->nb_slabs = sp->nb_slabs;
+	in->nb_sheaves = sp->nb_sheaves;
+	in->in_slabs = sheaf_slab_count(sp);
+	in->in_barns = sheaf_barn_count(sp);
+	sheaf_barn_sheaves(sp, &in->barn_full, &in->barn_empty);
+	in->in_lcores = sheaf_lcore_count(sp, &in->nb_lcores);
+	in->nb_borrowed = sheaf_prefill_count(sp);
+	in->in_deferred = sheaf_deferred_count(sp);
+}
+
+const char *
+sheaf_info_field(const struct rte_sheaf_info *in, unsigned int k,
+	uint32_t *value)
+{
+	if (k >= RTE_DIM(sheaf_info_fields))
+		return NULL;
+	*value = *(const uint32_t *)RTE_PTR_ADD(in, sheaf_info_fields[k].off);
+	return sheaf_info_fields[k].name;
+}
+
+/* The slots owned or holding objects, a line each (racy reads). */
+static void
+sheaf_dump_slots(FILE *f, const struct sheaf_pool *sp)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct sheaf_slot *lc = &sp->slot[i];
+		uint64_t owner = __atomic_load_n(&lc->owner, __ATOMIC_RELAXED);
+		uint64_t w = sheaf_pair_state(lc);
+		uint32_t ds = __atomic_load_n(&lc->dstate, __ATOMIC_RELAXED);
+
+		if (owner == 0 && sheaf_pair_count(lc) == 0)
+			continue;
+		fprintf(f, "  lcore %u: owner pid %u%s%s main=%u spare=%u deferred=%u gate=0x%x\n",
+			i, sheaf_proc_pid(owner),
+			(owner & ~SHEAF_INC_HEIR) == sheaf_self ?
+				" (this process)" : "",
+			(owner & SHEAF_INC_HEIR) ? " (being emptied)" : "",
+			sheaf_st_size(w, SHEAF_MAIN),
+			sheaf_st_size(w, SHEAF_SPARE),
+			(ds >> SHEAF_SIZE_BITS) == SHEAF_NONE ? 0 :
+				ds & ((1u << SHEAF_SIZE_BITS) - 1),
+			__atomic_load_n(&lc->gate, __ATOMIC_RELAXED));
+	}
+}
+
+void
+sheaf_stats_dump(FILE *f, const struct sheaf_pool *sp)
+{
+	struct rte_sheaf_stats st;
+	struct rte_sheaf_info in;
+	const char *name;
+	unsigned int k;
+	uint32_t v;
+
+	sheaf_info_fill(sp, &in);
+	sheaf_stats_sum(sp, &st);
+	fprintf(f, "sheaf pool <%s>@%p\n", sp->mp->name, (const void *)sp->mp);
+	for (k = 0; (name = sheaf_info_field(&in, k, &v)) != NULL; k++)
+		fprintf(f, "  %s=%u\n", name, v);
+	for (k = 0; k < RTE_SHEAF_STAT_MAX; k++)
+		fprintf(f, "  %s=%" PRIu64 "\n", sheaf_stats_name(k),
+			st.count[k]);
+	sheaf_dump_slots(f, sp);
 }

@@ -24,8 +24,8 @@
 #include <rte_telemetry.h>
 #include <rte_version.h>
 
-#include "sheaf_pvt.h"
-#include "sheaf_telemetry.h"
+#include "sheaf_pool.h"
+#include "sheaf_stats.h"
 
 /* DPDK 23.03 added rte_tel_data_add_dict_uint(); 23.11 marks the _u64
  * name deprecated (an error under -Werror) and 25.11 drops it.
@@ -36,22 +36,10 @@
 #define sheaf_tel_add_u64 rte_tel_data_add_dict_u64
 #endif
 
-bool
-sheaf_telemetry_is_sheaf(const struct rte_mempool *mp)
-{
-	const struct sheaf_pool *sp;
-
-	if (mp == NULL || strcmp(rte_mempool_get_ops(mp->ops_index)->name,
-			RTE_SHEAF_OPS_NAME) != 0)
-		return false;
-	sp = sheaf_pool_of(mp);
-	return sp != NULL && sp->magic == SHEAF_POOL_MAGIC;
-}
-
 static void
 sheaf_telemetry_list_one(struct rte_mempool *mp, void *arg)
 {
-	if (sheaf_telemetry_is_sheaf(mp))
+	if (sheaf_pool_valid(mp))
 		rte_tel_data_add_array_string(arg, mp->name);
 }
 
@@ -78,7 +66,7 @@ sheaf_telemetry_pool_one(struct rte_mempool *mp, void *arg)
 	struct sheaf_telemetry_req *req = arg;
 
 	if (req->found || strcmp(mp->name, req->name) != 0 ||
-			!sheaf_telemetry_is_sheaf(mp))
+			!sheaf_pool_valid(mp))
 		return;
 	req->found = true;
 	req->fill(mp, req->d);
@@ -105,32 +93,21 @@ sheaf_telemetry_info_fill(const struct rte_mempool *mp,
 	struct rte_tel_data *d)
 {
 	struct rte_sheaf_info in;
+	const char *name;
+	unsigned int k;
 	int stranded;
+	uint32_t v;
 
 	if (rte_sheaf_info_get(mp, &in) < 0)
 		return;
 	stranded = rte_sheaf_stranded_max(mp);
 	rte_tel_data_add_dict_string(d, "name", mp->name);
-	/* Configuration and sizes. */
-	sheaf_tel_add_u64(d, "size", in.size);
 	sheaf_tel_add_u64(d, "elt_size", mp->elt_size);
 	sheaf_tel_add_u64(d, "cache_size", mp->cache_size);
-	sheaf_tel_add_u64(d, "capacity", in.capacity);
-	sheaf_tel_add_u64(d, "barn_max_full", in.barn_max_full);
-	sheaf_tel_add_u64(d, "barn_max_empty", in.barn_max_empty);
-	sheaf_tel_add_u64(d, "nb_barns", in.nb_barns);
-	sheaf_tel_add_u64(d, "nb_slabs", in.nb_slabs);
-	sheaf_tel_add_u64(d, "nb_sheaves", in.nb_sheaves);
 	sheaf_tel_add_u64(d, "stranded_max", stranded < 0 ? 0 : stranded);
-	/* Where the objects are. */
-	sheaf_tel_add_u64(d, "in_slabs", in.in_slabs);
-	sheaf_tel_add_u64(d, "in_barns", in.in_barns);
-	sheaf_tel_add_u64(d, "barn_full", in.barn_full);
-	sheaf_tel_add_u64(d, "barn_empty", in.barn_empty);
-	sheaf_tel_add_u64(d, "in_lcores", in.in_lcores);
-	sheaf_tel_add_u64(d, "nb_lcores", in.nb_lcores);
-	sheaf_tel_add_u64(d, "nb_borrowed", in.nb_borrowed);
-	sheaf_tel_add_u64(d, "in_deferred", in.in_deferred);
+	/* Configuration, sizes and where the objects are. */
+	for (k = 0; (name = sheaf_info_field(&in, k, &v)) != NULL; k++)
+		sheaf_tel_add_u64(d, name, v);
 	/* DPDK's view: sheaf tiers plus its own per-lcore caches. */
 	sheaf_tel_add_u64(d, "avail", rte_mempool_avail_count(mp));
 	sheaf_tel_add_u64(d, "in_use", rte_mempool_in_use_count(mp));

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+/*
+ * Asking lcores, and serving those that cannot answer: see sheaf_ask.h.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "sheaf_ask.h"
+
+void
+sheaf_ask_start(struct sheaf_ask *a, struct sheaf_pool *sp,
+	const struct sheaf_slot_set *want, uint32_t request,
+	sheaf_ask_act_t act, void *arg)
+{
+	struct sheaf_slot *self = sheaf_slot_of(sp);
+	unsigned int i, n = 0;
+
+	a->sp = sp;
+	a->request = request;
+	a->act = act;
+	a->arg = arg;
+	a->pending = *want;
+	memset(&a->no_take, 0, sizeof(a->no_take));
+	a->moved = 0;
+	a->remote = 0;
+	if (self != NULL)
+		sheaf_slot_set_del(&a->pending, sheaf_slot_id(sp, self));
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		if (!sheaf_slot_set_has(&a->pending, i))
+			continue;
+		sheaf_slot_request(&sp->slot[i], request);
+		n++;
+	}
+	if (n != 0)
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_ASK, n);
+}
+
+/* v, whose owner is dead or who has none: inherit, serve, give back. */
+static void
+sheaf_ask_heir(struct sheaf_ask *a, struct sheaf_slot *v, uint64_t dead)
+{
+	if (!sheaf_slot_inherit(a->sp, v, dead, SHEAF_BUSY_HEIR))
+		return;
+	a->moved += a->act(a->sp, v, a->arg);
+	sheaf_slot_ack(v, a->request);
+	sheaf_slot_disown(v);
+	a->remote++;
+}
+
+/*
+ * Look at pending slot i: served, dead or ownerless, or idle (marked for
+ * a remote serve, added to marked). Returns false when no longer pending.
+ */
+static bool
+sheaf_ask_look(struct sheaf_ask *a, unsigned int i, uint64_t now,
+	struct sheaf_slot_set *marked, bool *global)
+{
+	struct sheaf_slot *v = &a->sp->slot[i];
+	uint64_t owner, dead;
+	bool g;
+
+	if (!sheaf_slot_pending(v, a->request))
+		return false;
+	owner = __atomic_load_n(&v->owner, __ATOMIC_RELAXED);
+	dead = owner == 0 ? 0 : sheaf_slot_dead_owner(a->sp, v);
+	if (owner == 0 || dead != 0) {
+		sheaf_ask_heir(a, v, owner);
+		return sheaf_slot_pending(v, a->request);
+	}
+	if ((owner & SHEAF_INC_HEIR) || sheaf_slot_set_has(&a->no_take, i) ||
+			!sheaf_slot_idle(a->sp, v, now))
+		return true;
+	if (!sheaf_slot_fence_reaches(v, &g)) {
+		/* Its owner will serve the request when it calls again. */
+		sheaf_slot_set_add(&a->no_take, i);
+		return true;
+	}
+	if (sheaf_slot_mark(a->sp, v)) {
+		sheaf_slot_set_add(marked, i);
+		*global |= g;
+	}
+	return true;
+}
+
+/* Serve the marked slots whose owners the fence shows outside a call. */
+static void
+sheaf_ask_take(struct sheaf_ask *a, const struct sheaf_slot_set *marked,
+	bool global)
+{
+	int r = sheaf_slot_fence(a->sp, global);
+	struct sheaf_slot *v;
+	unsigned int i;
+
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		if (!sheaf_slot_set_has(marked, i))
+			continue;
+		v = &a->sp->slot[i];
+		if (r == 0 && sheaf_slot_quiet(v)) {
+			a->moved += a->act(a->sp, v, a->arg);
+			SHEAF_KILL("take.served");
+			sheaf_slot_ack(v, a->request);
+			sheaf_slot_set_del(&a->pending, i);
+			a->remote++;
+		} else if (r == -ENOTSUP) {
+			sheaf_slot_set_add(&a->no_take, i);
+		}
+		sheaf_slot_unmark(v);
+	}
+}
+
+unsigned int
+sheaf_ask_poll(struct sheaf_ask *a)
+{
+	struct sheaf_slot_set marked = { { 0 } };
+	uint64_t now = sheaf_clock_ns();
+	unsigned int i, left = 0;
+	bool global = false;
+
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		if (!sheaf_slot_set_has(&a->pending, i))
+			continue;
+		if (!sheaf_ask_look(a, i, now, &marked, &global))
+			sheaf_slot_set_del(&a->pending, i);
+	}
+	if (!sheaf_slot_set_empty(&marked))
+		sheaf_ask_take(a, &marked, global);
+	for (i = 0; i < RTE_MAX_LCORE; i++)
+		left += sheaf_slot_set_has(&a->pending, i);
+	return left;
+}
+
+void
+sheaf_ask_end(struct sheaf_ask *a, bool withdraw)
+{
+	unsigned int i;
+
+	if (!withdraw)
+		return;
+	for (i = 0; i < RTE_MAX_LCORE; i++)
+		if (sheaf_slot_set_has(&a->pending, i))
+			/* Relaxed: taking a request back publishes nothing. */
+			__atomic_fetch_and(&a->sp->slot[i].gate, ~a->request,
+				__ATOMIC_RELAXED);
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+#ifndef _SHEAF_ASK_H_
+#define _SHEAF_ASK_H_
+
+/*
+ * Asking other lcores for something only their owner may do (give their
+ * sheaves back, stamp their deferred sheaf), and doing it for those that
+ * cannot answer: SLUB flushes another CPU's sheaves by asking it (work on
+ * that CPU), never by touching them from afar.
+ *
+ * For each slot asked:
+ *   - a request bit goes into its gate; the owner serves it at its next
+ *     call and clears it (acknowledgement);
+ *   - an owner that makes no call for the pool's idle time is idle: its
+ *     slot is marked, fenced and, once its owner is seen outside a call,
+ *     served by the asker (sheaf_slot.h), at most one membarrier() per
+ *     pool per interval for all slots at once;
+ *   - a dead owner's slot is inherited and served by the asker, then
+ *     left unclaimed.
+ * The action is the caller's: a function that does for a held slot what
+ * the request asks. Nothing here waits; callers poll with their own
+ * deadline.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sheaf_slot.h"
+
+/* What to do for a slot the caller holds; returns objects moved. */
+typedef unsigned int (*sheaf_ask_act_t)(struct sheaf_pool *sp,
+	struct sheaf_slot *v, void *arg);
+
+struct sheaf_ask {
+	struct sheaf_pool *sp;
+	uint32_t request;          /* SHEAF_GATE_DRAIN or _STAMP */
+	sheaf_ask_act_t act;
+	void *arg;
+	struct sheaf_slot_set pending; /* asked, not served yet */
+	struct sheaf_slot_set no_take; /* cannot be fenced: wait only */
+	unsigned int moved;        /* objects the asker moved itself */
+	unsigned int remote;       /* slots the asker served itself */
+};
+
+/* Ask every slot of want (not the caller's own). */
+void sheaf_ask_start(struct sheaf_ask *a, struct sheaf_pool *sp,
+	const struct sheaf_slot_set *want, uint32_t request,
+	sheaf_ask_act_t act, void *arg);
+
+/*
+ * One look at every pending slot: drop the served ones, serve the dead
+ * and the idle. Returns how many are still pending.
+ */
+unsigned int sheaf_ask_poll(struct sheaf_ask *a);
+
+/*
+ * Stop asking. With withdraw, pending requests are taken back (the caller
+ * got what it wanted elsewhere): an owner then keeps its sheaves. Another
+ * asker whose request is withdrawn with it sees it served and looks again
+ * at what it wanted. Without, owners serve them at their next call.
+ */
+void sheaf_ask_end(struct sheaf_ask *a, bool withdraw);
+
+#endif /* _SHEAF_ASK_H_ */

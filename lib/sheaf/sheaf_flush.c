@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+/*
+ * Flushes: see sheaf_flush.h. An lcore that calls the pool flushes its own
+ * sheaves when asked; one that does not is idle after the pool's idle
+ * time and is flushed by the caller (sheaf_ask.h).
+ */
+
+#include <rte_pause.h>
+
+#include "sheaf_ask.h"
+#include "sheaf_barn.h"
+#include "sheaf_deferred.h"
+#include "sheaf_flush.h"
+#include "sheaf_lcore.h"
+#include "sheaf_pair.h"
+#include "sheaf_reclaim.h"
+#include "sheaf_shared.h"
+
+/* The barns into the slabs. */
+static unsigned int
+sheaf_flush_barns(struct sheaf_pool *sp)
+{
+	unsigned int n = 0, bad = 0;
+	uint32_t b;
+
+	/* Expired deferred sheaves join the barns first; the others stay. */
+	sheaf_deferred_reclaim(sp, true);
+	for (b = 0; b < sp->nb_nodes; b++)
+		n += sheaf_barn_flush(sp, b, &bad);
+	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FLUSH_OTHER, n);
+	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, bad);
+	return n;
+}
+
+unsigned int
+sheaf_flush_self(struct sheaf_pool *sp)
+{
+	struct sheaf_slot *lc;
+	unsigned int n = 0;
+
+	/* From a signal handler inside the pool: nothing. */
+	if (sheaf_thread_self()->nb_held != 0 || sheaf_slot_hold(sp, &lc) < 0)
+		return 0;
+	if (lc != NULL) {
+		n = sheaf_lcore_flush(sp, lc);
+		sheaf_slot_leave(lc);
+	}
+	return n + sheaf_flush_barns(sp);
+}
+
+unsigned int
+sheaf_flush_all(struct sheaf_pool *sp)
+{
+	struct sheaf_slot_set want = { { 0 } };
+	struct sheaf_slot *self = sheaf_slot_of(sp);
+	struct sheaf_ask ask;
+	unsigned int i, left;
+	uint64_t deadline;
+
+	if (sheaf_thread_self()->nb_held != 0)
+		return 0;
+	sheaf_flush_self(sp);
+	for (i = 0; i < RTE_MAX_LCORE; i++)
+		if (&sp->slot[i] != self && sheaf_slot_claimed(sp, i) &&
+				sheaf_pair_count(&sp->slot[i]) != 0)
+			sheaf_slot_set_add(&want, i);
+	/* Idle after idle_ns, taken then: wait a little longer. */
+	deadline = sheaf_clock_ns() + 2 * sp->tun.idle_ns;
+	sheaf_ask_start(&ask, sp, &want, SHEAF_GATE_DRAIN, sheaf_reclaim_drain,
+		NULL);
+	while ((left = sheaf_ask_poll(&ask)) != 0 &&
+			sheaf_clock_ns() < deadline)
+		rte_pause();
+	sheaf_ask_end(&ask, false);
+	if (ask.moved != 0)
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_REMOTE_TAKE, ask.moved);
+	sheaf_flush_barns(sp);
+	return left;
+}

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+/*
+ * The pair of sheaves of a slot: see sheaf_pair.h. Each function changes
+ * the pair with single stores of the state word, or inside the barn or
+ * depot transaction that moves what the pair gives or gets.
+ */
+
+#include <string.h>
+
+#include "sheaf_barn.h"
+#include "sheaf_pair.h"
+#include "sheaf_slab.h"
+
+void
+sheaf_pair_init(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t main,
+	uint32_t spare)
+{
+	lc->arena = sp->arena;
+	lc->sheaf_sz = sp->sheaf_sz;
+	lc->capacity = sp->cfg.capacity;
+	lc->state = sheaf_st_make(main, 0, spare, 0);
+	lc->dstate = SHEAF_NONE << SHEAF_SIZE_BITS;
+}
+
+void
+sheaf_pair_swap(struct sheaf_slot *lc)
+{
+	uint64_t w = sheaf_pair_state(lc);
+
+	SHEAF_KILL("swap");
+	sheaf_pair_commit(lc, sheaf_st_make(sheaf_st_idx(w, SHEAF_SPARE),
+		sheaf_st_size(w, SHEAF_SPARE), sheaf_st_idx(w, SHEAF_MAIN),
+		sheaf_st_size(w, SHEAF_MAIN)));
+}
+
+/*
+ * How many sheaves to trade at once. One, as SLUB does, leaves the lcore
+ * half way (one sheaf full, one empty), so a workload that alternates
+ * gets and puts is not sent straight back to the barn. Two, when the
+ * spare is in main's state and the lcore traded the same way last time
+ * (a pipeline's producer or consumer), halves the barn transactions per
+ * object of a one-way flow.
+ */
+static unsigned int
+sheaf_pair_trade_count(struct sheaf_slot *lc, uint32_t dir, uint64_t w)
+{
+	uint32_t same = dir == SHEAF_TRADE_GET ? 0 : lc->capacity;
+	unsigned int k = sheaf_st_size(w, SHEAF_SPARE) == same &&
+		lc->last_trade == dir ? 2 : 1;
+
+	lc->last_trade = dir;
+	return k;
+}
+
+/* The trade itself, in a transaction on barn b. */
+static unsigned int
+sheaf_pair_tx_trade(struct sheaf_tx *tx, struct sheaf_slot *lc, uint32_t b,
+	uint32_t dir, unsigned int k, uint64_t w)
+{
+	const struct sheaf_barn *barn = &tx->sp->barn[b];
+	uint32_t got[2], i, n = 0;
+
+	/* The put trade respects the limit exactly, under the lock. */
+	if (dir == SHEAF_TRADE_PUT)
+		k = RTE_MIN(k, tx->sp->cfg.barn_max_full -
+			RTE_MIN(barn->nb_full, tx->sp->cfg.barn_max_full));
+	for (i = 0; i < k; i++) {
+		got[i] = dir == SHEAF_TRADE_GET ? sheaf_barn_pop_full(tx, b) :
+			sheaf_barn_pop_empty(tx, b);
+		if (got[i] == SHEAF_NONE)
+			break;
+		n++;
+	}
+	for (i = 0; i < n; i++) {
+		enum sheaf_which h = i == 0 ? SHEAF_MAIN : SHEAF_SPARE;
+		uint32_t size = dir == SHEAF_TRADE_GET ?
+			sheaf_at(tx->sp, got[i])->size : 0;
+
+		if (dir == SHEAF_TRADE_GET)
+			sheaf_barn_push_empty(tx, b, sheaf_st_idx(w, h));
+		else
+			sheaf_barn_push_full(tx, b, sheaf_st_idx(w, h),
+				sheaf_st_size(w, h));
+		w = sheaf_st_set(w, h, got[i], size);
+	}
+	if (n != 0)
+		sheaf_tx_store64(tx, &lc->state, w);
+	return n;
+}
+
+unsigned int
+sheaf_pair_trade(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t b,
+	uint32_t dir)
+{
+	uint64_t w = sheaf_pair_state(lc);
+	unsigned int k = sheaf_pair_trade_count(lc, dir, w), n;
+	struct sheaf_tx tx;
+
+	/* Racy, not critical (seed 008): skip the lock when it cannot go. */
+	if (dir == SHEAF_TRADE_GET ? sheaf_barn_nb_full(sp, b) == 0 :
+			sheaf_barn_nb_full(sp, b) >= sp->cfg.barn_max_full ||
+			sheaf_barn_nb_empty(sp, b) == 0)
+		return 0;
+	if (sheaf_barn_begin(&tx, sp, b, dir == SHEAF_TRADE_GET ?
+			"trade_get" : "trade_put", false) < 0)
+		return 0;
+	n = sheaf_pair_tx_trade(&tx, lc, b, dir, k, w);
+	sheaf_tx_end(&tx);
+	return n;
+}
+
+unsigned int
+sheaf_pair_refill(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t d)
+{
+	unsigned int got, total = 0;
+	struct sheaf_tx tx;
+	struct sheaf *m;
+	uint32_t ms;
+	uint64_t w;
+
+	for (;;) {
+		w = sheaf_pair_state(lc);
+		ms = sheaf_pair_msize(w);
+		/* Racy peek, not critical: a stale zero skips the depot as a
+		 * lock taken a moment earlier would. */
+		if (ms == lc->capacity || sheaf_depot_nb_free(sp, d) == 0 ||
+				sheaf_depot_begin(&tx, sp, d, "refill", false) < 0)
+			return total;
+		m = sheaf_pair_sheaf(lc, w, SHEAF_MAIN);
+		/* Into main beyond its count: invisible until the commit. */
+		got = sheaf_depot_take(&tx, d, &m->objs[ms],
+			RTE_MIN(lc->capacity - ms, (uint32_t)SHEAF_TX_OBJS));
+		if (got != 0)
+			sheaf_tx_store64(&tx, &lc->state, w + got);
+		sheaf_tx_end(&tx);
+		if (got == 0)
+			return total;
+		total += got;
+	}
+}
+
+unsigned int
+sheaf_pair_flush(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	enum sheaf_which h, unsigned int *bad)
+{
+	unsigned int n, run, refused, total = 0;
+	const struct sheaf *s;
+	struct sheaf_tx tx;
+	uint32_t d;
+	uint64_t w;
+
+	for (;;) {
+		w = sheaf_pair_state(lc);
+		n = sheaf_st_size(w, h);
+		if (n == 0)
+			return total;
+		s = sheaf_pair_sheaf(lc, w, h);
+		run = sheaf_slab_depot_run(sp, s->objs, n, &d);
+		w = sheaf_st_set(w, h, sheaf_st_idx(w, h), n - run);
+		if (d == SHEAF_SLAB_NONE) {
+			/* No objects of the pool: dropped, counted. */
+			sheaf_slab_log_foreign(sp, &s->objs[n - run], run);
+			*bad += run;
+			sheaf_pair_commit(lc, w);
+			continue;
+		}
+		if (sheaf_depot_begin(&tx, sp, d, "flush", false) < 0)
+			return total;
+		refused = sheaf_depot_put(&tx, d, &s->objs[n - run], run);
+		sheaf_tx_store64(&tx, &lc->state, w);
+		sheaf_tx_end(&tx);
+		*bad += refused;
+		total += run - refused;
+	}
+}
+
+/* Non-empty halves of v whole into barn b, for its empty sheaves. */
+static unsigned int
+sheaf_pair_tx_give(struct sheaf_tx *tx, struct sheaf_slot *v, uint32_t b)
+{
+	uint64_t w = sheaf_pair_state(v);
+	enum sheaf_which h;
+	unsigned int n = 0;
+	uint32_t e, size;
+
+	for (h = SHEAF_MAIN; h <= SHEAF_SPARE; h++) {
+		size = sheaf_st_size(w, h);
+		if (size == 0)
+			continue;
+		e = sheaf_barn_pop_empty(tx, b);
+		if (e == SHEAF_NONE)
+			break;
+		sheaf_barn_push_full(tx, b, sheaf_st_idx(w, h), size);
+		w = sheaf_st_set(w, h, e, 0);
+		n += size;
+	}
+	if (n != 0)
+		sheaf_tx_store64(tx, &v->state, w);
+	return n;
+}
+
+unsigned int
+sheaf_pair_drain(struct sheaf_pool *sp, struct sheaf_slot *v, uint32_t b,
+	unsigned int *bad)
+{
+	unsigned int n = 0;
+	struct sheaf_tx tx;
+
+	if (sheaf_pair_count(v) == 0)
+		return 0;
+	/* Past the barn's limit: the drain was asked for. */
+	if (sheaf_barn_nb_empty(sp, b) != 0 &&
+			sheaf_barn_begin(&tx, sp, b, "drain", false) == 0) {
+		n = sheaf_pair_tx_give(&tx, v, b);
+		sheaf_tx_end(&tx);
+	}
+	SHEAF_KILL("drain.barn");
+	n += sheaf_pair_flush(sp, v, SHEAF_MAIN, bad);
+	n += sheaf_pair_flush(sp, v, SHEAF_SPARE, bad);
+	return n;
+}
+
+unsigned int
+sheaf_pair_take(struct sheaf_slot *lc, void **objs, unsigned int n)
+{
+	uint64_t w = sheaf_pair_state(lc);
+	uint32_t ss = sheaf_st_size(w, SHEAF_SPARE);
+	uint32_t ms = sheaf_st_size(w, SHEAF_MAIN);
+	unsigned int t1 = RTE_MIN(ss, n), t2 = RTE_MIN(ms, n - t1);
+
+	memcpy(objs, &sheaf_pair_sheaf(lc, w, SHEAF_SPARE)->objs[ss - t1],
+		t1 * sizeof(void *));
+	memcpy(objs + t1, &sheaf_pair_sheaf(lc, w, SHEAF_MAIN)->objs[ms - t2],
+		t2 * sizeof(void *));
+	sheaf_pair_commit(lc, sheaf_st_make(sheaf_st_idx(w, SHEAF_MAIN),
+		ms - t2, sheaf_st_idx(w, SHEAF_SPARE), ss - t1));
+	return t1 + t2;
+}
+
+unsigned int
+sheaf_pair_give(struct sheaf_slot *lc, void * const *objs, unsigned int n)
+{
+	uint64_t w = sheaf_pair_state(lc);
+	uint32_t ss = sheaf_st_size(w, SHEAF_SPARE);
+	uint32_t ms = sheaf_st_size(w, SHEAF_MAIN);
+	unsigned int t1 = RTE_MIN(lc->capacity - ms, n);
+	unsigned int t2 = RTE_MIN(lc->capacity - ss, n - t1);
+
+	memcpy(&sheaf_pair_sheaf(lc, w, SHEAF_MAIN)->objs[ms], objs,
+		t1 * sizeof(void *));
+	memcpy(&sheaf_pair_sheaf(lc, w, SHEAF_SPARE)->objs[ss], objs + t1,
+		t2 * sizeof(void *));
+	sheaf_pair_commit(lc, sheaf_st_make(sheaf_st_idx(w, SHEAF_MAIN),
+		ms + t1, sheaf_st_idx(w, SHEAF_SPARE), ss + t2));
+	return t1 + t2;
+}
+
+struct sheaf *
+sheaf_pair_lend(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t b,
+	unsigned int n)
+{
+	uint64_t w = sheaf_pair_state(lc);
+	struct sheaf *s = NULL;
+	enum sheaf_which h;
+	struct sheaf_tx tx;
+	uint32_t e;
+
+	if (sheaf_st_size(w, SHEAF_SPARE) >= n)
+		h = SHEAF_SPARE;
+	else if (sheaf_st_size(w, SHEAF_MAIN) >= n)
+		h = SHEAF_MAIN;
+	else
+		return NULL;
+	if (sheaf_barn_nb_empty(sp, b) == 0 ||
+			sheaf_barn_begin(&tx, sp, b, "lend", false) < 0)
+		return NULL;
+	e = sheaf_barn_pop_empty(&tx, b);
+	if (e != SHEAF_NONE) {
+		s = sheaf_pair_sheaf(lc, w, h);
+		sheaf_tx_store32(&tx, &s->size, sheaf_st_size(w, h));
+		sheaf_tx_store64(&tx, &lc->state, sheaf_st_set(w, h, e, 0));
+	}
+	sheaf_tx_end(&tx);
+	return s;
+}
+
+void
+sheaf_pair_tx_install(struct sheaf_tx *tx, struct sheaf_slot *lc,
+	uint32_t b, uint32_t idx)
+{
+	uint64_t w = sheaf_pair_state(lc);
+
+	RTE_ASSERT(sheaf_pair_msize(w) == 0);
+	sheaf_barn_push_empty(tx, b, sheaf_st_idx(w, SHEAF_MAIN));
+	sheaf_tx_store64(tx, &lc->state, sheaf_st_set(w, SHEAF_MAIN, idx,
+		sheaf_at(tx->sp, idx)->size));
+}

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+#ifndef _SHEAF_PAIR_H_
+#define _SHEAF_PAIR_H_
+
+/*
+ * An lcore slot's pair of sheaves, main and spare (SLUB's
+ * slub_percpu_sheaves), and the only code that reads or writes them.
+ *
+ * The slot's state word holds both sheaves' arena indexes and object
+ * counts: main (20 bits), spare (20), msize (12), ssize (12). Every
+ * change of the pair is one store of that word, so whatever instruction a
+ * process dies at, the slot names two distinct sheaves and how many
+ * objects each holds:
+ *   - the fast paths copy objects out of (or into) main beyond the count
+ *     they then store;
+ *   - a swap exchanges the two halves;
+ *   - a trade with the barn, a refill from or a flush to the slabs stores
+ *     the word inside the transaction that moves the sheaves or objects,
+ *     so both happen or neither (sheaf_tx.h).
+ * A sheaf's own size field is stale while a slot holds it; the
+ * transaction that gives it to a barn writes it.
+ *
+ * Callers hold the slot: its owner inside a call, or a thief holding its
+ * mark, or the heir of a dead owner (sheaf_slot.h).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_memcpy.h>
+
+#include "sheaf_pvt.h"
+#include "sheaf_tx.h"
+
+#define SHEAF_SIZE_MASK ((1u << SHEAF_SIZE_BITS) - 1)
+#define SHEAF_IDX_MASK ((1u << SHEAF_IDX_BITS) - 1)
+
+/* The two halves of the pair. */
+enum sheaf_which {
+	SHEAF_MAIN = 0,
+	SHEAF_SPARE = 1,
+};
+
+static inline uint32_t
+sheaf_st_size(uint64_t w, enum sheaf_which h)
+{
+	return (uint32_t)(w >> (h == SHEAF_MAIN ? SHEAF_ST_MSIZE_SHIFT :
+		SHEAF_ST_SSIZE_SHIFT)) & SHEAF_SIZE_MASK;
+}
+
+static inline uint32_t
+sheaf_st_idx(uint64_t w, enum sheaf_which h)
+{
+	return (uint32_t)(w >> (h == SHEAF_MAIN ? SHEAF_ST_MAIN_SHIFT :
+		SHEAF_ST_SPARE_SHIFT)) & SHEAF_IDX_MASK;
+}
+
+static inline uint64_t
+sheaf_st_make(uint32_t main, uint32_t msize, uint32_t spare, uint32_t ssize)
+{
+	return (uint64_t)msize << SHEAF_ST_MSIZE_SHIFT |
+		(uint64_t)ssize << SHEAF_ST_SSIZE_SHIFT |
+		(uint64_t)main << SHEAF_ST_MAIN_SHIFT |
+		(uint64_t)spare << SHEAF_ST_SPARE_SHIFT;
+}
+
+/* w with half h holding sheaf idx and size objects. */
+static inline uint64_t
+sheaf_st_set(uint64_t w, enum sheaf_which h, uint32_t idx, uint32_t size)
+{
+	return h == SHEAF_MAIN ?
+		sheaf_st_make(idx, size, sheaf_st_idx(w, SHEAF_SPARE),
+			sheaf_st_size(w, SHEAF_SPARE)) :
+		sheaf_st_make(sheaf_st_idx(w, SHEAF_MAIN),
+			sheaf_st_size(w, SHEAF_MAIN), idx, size);
+}
+
+/* The state word, read by the slot's holder (or racily by others). */
+static __rte_always_inline uint64_t
+sheaf_pair_state(const struct sheaf_slot *lc)
+{
+	return __atomic_load_n(&lc->state, __ATOMIC_RELAXED);
+}
+
+/* The one store that changes the pair. */
+static __rte_always_inline void
+sheaf_pair_commit(struct sheaf_slot *lc, uint64_t w)
+{
+	/*
+	 * The objects copied into a sheaf before it are written before it
+	 * in program order (a signal fence): a process that dies between
+	 * the two leaves the old count. Relaxed: racy readers (counts)
+	 * only; a thief or heir is ordered by the slot protocol (busy,
+	 * mark, owner).
+	 */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&lc->state, w, __ATOMIC_RELAXED);
+}
+
+/* The sheaf of half h of state w. */
+static __rte_always_inline struct sheaf *
+sheaf_pair_sheaf(const struct sheaf_slot *lc, uint64_t w, enum sheaf_which h)
+{
+	return (struct sheaf *)RTE_PTR_ADD(lc->arena,
+		(size_t)sheaf_st_idx(w, h) * lc->sheaf_sz);
+}
+
+/*
+ * Copy object pointers. rte_memcpy() moves 16 to 128 bytes a step with no
+ * call; a plain loop runs one pointer pair a step, and libc's memcpy is a
+ * call through the PLT.
+ */
+static __rte_always_inline void
+sheaf_objs_copy(void **dst, void * const *src, unsigned int n)
+{
+	rte_memcpy(dst, src, n * sizeof(void *));
+}
+
+/* Objects in main. */
+static __rte_always_inline uint32_t
+sheaf_pair_msize(uint64_t w)
+{
+	return (uint32_t)w & SHEAF_SIZE_MASK;
+}
+
+/* Take n objects off main, n <= its count: the fast path's get. */
+static __rte_always_inline void
+sheaf_pair_pop(struct sheaf_slot *lc, uint64_t w, void **objs,
+	unsigned int n)
+{
+	const struct sheaf *m = sheaf_pair_sheaf(lc, w, SHEAF_MAIN);
+	uint32_t ms = sheaf_pair_msize(w) - n;
+
+	if (n == 1)
+		objs[0] = m->objs[ms];
+	else
+		sheaf_objs_copy(objs, &m->objs[ms], n);
+	/* msize is the low field: no borrow, n <= msize. */
+	sheaf_pair_commit(lc, w - n);
+}
+
+/* Put n objects onto main, n <= its room: the fast path's put. */
+static __rte_always_inline void
+sheaf_pair_push(struct sheaf_slot *lc, uint64_t w, void * const *objs,
+	unsigned int n)
+{
+	struct sheaf *m = sheaf_pair_sheaf(lc, w, SHEAF_MAIN);
+	uint32_t ms = sheaf_pair_msize(w);
+
+	/* One object a call (a PMD's tx free): skip the copy loop. */
+	if (n == 1)
+		m->objs[ms] = objs[0];
+	else
+		sheaf_objs_copy(&m->objs[ms], objs, n);
+	sheaf_pair_commit(lc, w + n);
+}
+
+/* Set up slot lc of the pool with arena sheaves main and spare. */
+void sheaf_pair_init(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	uint32_t main, uint32_t spare);
+
+/* Objects held by lc's pair; racy when another thread reads. */
+static inline uint32_t
+sheaf_pair_count(const struct sheaf_slot *lc)
+{
+	uint64_t w = sheaf_pair_state(lc);
+
+	return sheaf_st_size(w, SHEAF_MAIN) + sheaf_st_size(w, SHEAF_SPARE);
+}
+
+/* Exchange main and spare. */
+void sheaf_pair_swap(struct sheaf_slot *lc);
+
+/* Directions of a barn trade. */
+#define SHEAF_TRADE_GET 1 /* give empty sheaves for full ones */
+#define SHEAF_TRADE_PUT 2 /* give full sheaves for empty ones */
+
+/*
+ * Trade with barn b: the owner's empty main (and empty spare, in a
+ * one-way flow) for full sheaves (SHEAF_TRADE_GET), or its full main (and
+ * full spare) for empty ones (SHEAF_TRADE_PUT), the latter within the
+ * barn's limit. Returns the sheaves traded (0 to 2).
+ */
+unsigned int sheaf_pair_trade(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	uint32_t b, uint32_t dir);
+
+/* Refill main from depot d, up to its capacity. Returns objects. */
+unsigned int sheaf_pair_refill(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	uint32_t d);
+
+/*
+ * Return half h's objects to the slabs. Returns the objects moved; *bad
+ * (added to) counts pointers refused (not the pool's, or already free).
+ */
+unsigned int sheaf_pair_flush(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	enum sheaf_which h, unsigned int *bad);
+
+/*
+ * Give everything v holds back: non-empty sheaves whole to barn b for its
+ * empty ones, the rest to the slabs. Returns the objects moved; *bad as
+ * sheaf_pair_flush().
+ */
+unsigned int sheaf_pair_drain(struct sheaf_pool *sp, struct sheaf_slot *v,
+	uint32_t b, unsigned int *bad);
+
+/* Take up to n objects from spare, then main (prefill). Returns them. */
+unsigned int sheaf_pair_take(struct sheaf_slot *lc, void **objs,
+	unsigned int n);
+
+/* Put up to n objects into the room of main, then spare. Returns them. */
+unsigned int sheaf_pair_give(struct sheaf_slot *lc, void * const *objs,
+	unsigned int n);
+
+/*
+ * Lend out whole the spare or main when it holds n objects or more,
+ * replacing it with an empty sheaf of barn b (prefill). Returns the
+ * sheaf, its size set, or NULL.
+ */
+struct sheaf *sheaf_pair_lend(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	uint32_t b, unsigned int n);
+
+/*
+ * In a transaction on barn b: make arena sheaf idx (its size set) main,
+ * the empty main going to the barn's empty stack (deferred refill).
+ */
+void sheaf_pair_tx_install(struct sheaf_tx *tx, struct sheaf_slot *lc,
+	uint32_t b, uint32_t idx);
+
+#endif /* _SHEAF_PAIR_H_ */

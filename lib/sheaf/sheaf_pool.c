@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+/*
+ * Pool lifecycle: configuration defaults, the allocation of everything a
+ * pool holds, its release, get_count. See sheaf_pvt.h for the map.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "sheaf_barn.h"
+#include "sheaf_deferred.h"
+#include "sheaf_lcore.h"
+#include "sheaf_pair.h"
+#include "sheaf_pool.h"
+#include "sheaf_proc.h"
+#include "sheaf_slab.h"
+
+/* Pools smaller than this many objects per lcore sheaf slot get smaller
+ * sheaves: lcore sheaves then strand at most 1/4 of the pool.
+ */
+#define SHEAF_STRAND_DIV 8
+
+static uint32_t
+sheaf_default_capacity(const struct rte_mempool *mp)
+{
+	size_t elt = mp->header_size + mp->elt_size + mp->trailer_size;
+	uint32_t cap = RTE_SHEAF_CAPACITY_DEFAULT;
+	uint32_t limit = mp->size / (SHEAF_STRAND_DIV * rte_lcore_count());
+
+	/* Large objects: fewer per sheaf, as SLUB sizes sheaves by cache. */
+	if (elt > 16384)
+		cap /= 4;
+	else if (elt > 4096)
+		cap /= 2;
+	return RTE_MAX(RTE_MIN(cap, limit), 1u);
+}
+
+/*
+ * Barn objects are reachable by every lcore, so the default lets a barn
+ * hold the whole pool, as a ring driver's ring does: lcores that free more
+ * than they allocate (a pipeline's consumer) then trade sheaves instead of
+ * flushing them to the slabs. Costs one sheaf header and 8 bytes per
+ * object, like the ring.
+ */
+static uint32_t
+sheaf_default_barn(const struct rte_mempool *mp, uint32_t capacity)
+{
+	uint32_t n = (mp->size + capacity - 1) / capacity;
+
+	return RTE_MIN(RTE_MAX(n, (uint32_t)RTE_SHEAF_BARN_MIN_DEFAULT),
+		(uint32_t)RTE_SHEAF_BARN_MAX);
+}
+
+/* One field over its maximum: logged by name. */
+static int
+sheaf_config_over(const struct rte_mempool *mp, const char *field,
+	uint32_t v, uint32_t max)
+{
+	if (v <= max)
+		return 0;
+	SHEAF_LOG(ERR, "pool %s: %s %u exceeds %u", mp->name, field, v, max);
+	return -EINVAL;
+}
+
+static int
+sheaf_config_check(const struct rte_mempool *mp,
+	const struct rte_sheaf_config *c)
+{
+	if (sheaf_config_over(mp, "capacity", c->capacity,
+			RTE_SHEAF_CAPACITY_MAX) < 0 ||
+			sheaf_config_over(mp, "barn_max_full", c->barn_max_full,
+				RTE_SHEAF_BARN_MAX) < 0 ||
+			sheaf_config_over(mp, "barn_max_empty",
+				c->barn_max_empty, RTE_SHEAF_BARN_MAX) < 0 ||
+			sheaf_config_over(mp, "idle_us", c->idle_us,
+				RTE_SHEAF_TIME_US_MAX) < 0 ||
+			sheaf_config_over(mp, "membarrier_interval_us",
+				c->membarrier_interval_us,
+				RTE_SHEAF_TIME_US_MAX) < 0 ||
+			sheaf_config_over(mp, "barrier_timeout_ms",
+				c->barrier_timeout_ms,
+				RTE_SHEAF_BARRIER_MS_MAX) < 0)
+		return -EINVAL;
+	if ((c->flags & ~(uint32_t)RTE_SHEAF_F_VALIDATE) != 0) {
+		SHEAF_LOG(ERR, "pool %s: flags 0x%x unknown", mp->name,
+			c->flags & ~(uint32_t)RTE_SHEAF_F_VALIDATE);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+sheaf_config_resolve(const struct rte_mempool *mp,
+	const struct rte_sheaf_config *in, struct sheaf_pool *sp)
+{
+	static const struct rte_sheaf_config zero;
+	struct rte_sheaf_config *out = &sp->cfg;
+
+	*out = in != NULL ? *in : zero;
+	if (sheaf_config_check(mp, out) < 0)
+		return -EINVAL;
+	if (out->capacity == 0)
+		out->capacity = sheaf_default_capacity(mp);
+	if (out->barn_max_full == 0)
+		out->barn_max_full = sheaf_default_barn(mp, out->capacity);
+	/* A barn holds a full sheaf only for an empty one it hands out. */
+	if (out->barn_max_empty == 0)
+		out->barn_max_empty = out->barn_max_full;
+	if (out->idle_us == 0)
+		out->idle_us = RTE_SHEAF_IDLE_US_DEFAULT;
+	if (out->membarrier_interval_us == 0)
+		out->membarrier_interval_us = RTE_SHEAF_MEMBARRIER_US_DEFAULT;
+	if (out->barrier_timeout_ms == 0)
+		out->barrier_timeout_ms = RTE_SHEAF_BARRIER_MS_DEFAULT;
+	sp->tun.idle_ns = (uint64_t)out->idle_us * 1000;
+	sp->tun.membarrier_ns = (uint64_t)out->membarrier_interval_us * 1000;
+	sp->tun.barrier_ns = (uint64_t)out->barrier_timeout_ms * 1000000;
+	return 0;
+}
+
+/* One barn and depot per socket id up to the highest detected. */
+static uint32_t
+sheaf_nb_sockets(void)
+{
+	unsigned int i, n = 1;
+
+	for (i = 0; i < rte_socket_count(); i++) {
+		int s = rte_socket_id_by_idx(i);
+
+		if (s >= 0 && (unsigned int)s + 1 > n)
+			n = s + 1;
+	}
+	return RTE_MIN(n, (unsigned int)RTE_MAX_NUMA_NODES);
+}
+
+static void
+sheaf_pool_release(struct sheaf_pool *sp)
+{
+	sheaf_deferred_release(sp);
+	sheaf_slab_release(sp);
+	sheaf_barn_release(sp);
+	rte_free(sp->barn);
+	rte_free(sp->depot);
+	rte_free(sp->arena);
+	sp->magic = 0;
+	rte_free(sp);
+}
+
+/* The arena and its sheaves: two per slot, then each barn's empties. */
+static int
+sheaf_pool_arena(struct sheaf_pool *sp)
+{
+	uint32_t i;
+
+	sp->nb_sheaves = 2 * RTE_MAX_LCORE +
+		sp->nb_nodes * sp->cfg.barn_max_empty;
+	/* Indexes fit the slot's state word. */
+	RTE_BUILD_BUG_ON(2 * RTE_MAX_LCORE + RTE_MAX_NUMA_NODES *
+		RTE_SHEAF_BARN_MAX >= SHEAF_NONE);
+	RTE_BUILD_BUG_ON(RTE_SHEAF_CAPACITY_MAX > (1u << SHEAF_SIZE_BITS) - 1);
+	sp->sheaf_sz = RTE_ALIGN_CEIL(sizeof(struct sheaf) +
+		sp->cfg.capacity * sizeof(void *), RTE_CACHE_LINE_SIZE);
+	sp->arena = rte_zmalloc_socket("sheaf_arena",
+		(size_t)sp->nb_sheaves * sp->sheaf_sz, RTE_CACHE_LINE_SIZE,
+		sp->mp->socket_id);
+	if (sp->arena == NULL)
+		return -ENOMEM;
+	for (i = 0; i < sp->nb_sheaves; i++) {
+		sheaf_at(sp, i)->capacity = sp->cfg.capacity;
+		sheaf_at(sp, i)->idx = i;
+	}
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		unsigned int socket = rte_lcore_to_socket_id(i);
+
+		sp->slot[i].barn = socket < sp->nb_nodes ? socket : 0;
+		sheaf_pair_init(sp, &sp->slot[i], 2 * i, 2 * i + 1);
+		if (sp->cfg.flags & RTE_SHEAF_F_VALIDATE)
+			sp->slot[i].gate = SHEAF_GATE_VALIDATE;
+	}
+	return 0;
+}
+
+/* The first cache line of a slot is the fast path's, all of it. */
+static inline void
+sheaf_pool_layout_check(void)
+{
+	RTE_BUILD_BUG_ON(offsetof(struct sheaf_slot, stat) +
+		2 * sizeof(uint64_t) > RTE_CACHE_LINE_MIN_SIZE);
+	RTE_BUILD_BUG_ON(RTE_SHEAF_STAT_ALLOC_FAST >= 2 ||
+		RTE_SHEAF_STAT_FREE_FAST >= 2);
+}
+
+int
+sheaf_pool_alloc(struct rte_mempool *mp)
+{
+	struct sheaf_pool *sp;
+	int ret = -ENOMEM;
+
+	sheaf_pool_layout_check();
+	sp = rte_zmalloc_socket("sheaf_pool", sizeof(*sp), RTE_CACHE_LINE_SIZE,
+		mp->socket_id);
+	if (sp == NULL)
+		goto fail;
+	sp->mp = mp;
+	ret = sheaf_config_resolve(mp, mp->pool_config, sp);
+	if (ret < 0) {
+		rte_free(sp);
+		goto fail;
+	}
+	ret = -ENOMEM;
+	sp->nb_nodes = sheaf_nb_sockets();
+	sp->barn = rte_zmalloc_socket("sheaf_barns",
+		sp->nb_nodes * sizeof(*sp->barn), RTE_CACHE_LINE_SIZE,
+		mp->socket_id);
+	sp->depot = rte_zmalloc_socket("sheaf_depots",
+		sp->nb_nodes * sizeof(*sp->depot), RTE_CACHE_LINE_SIZE,
+		mp->socket_id);
+	if (sp->barn == NULL || sp->depot == NULL || sheaf_pool_arena(sp) < 0 ||
+			sheaf_depot_init(sp) < 0 ||
+			sheaf_barn_init(sp, 2 * RTE_MAX_LCORE) < 0 ||
+			(sp->cfg.qsbr != NULL &&
+				sheaf_deferred_attach(sp, sp->cfg.qsbr) < 0))
+		goto fail_free;
+	/* Where taking from idle lcores is possible: registered here, at
+	 * first use, not at load. */
+	sheaf_proc_mb_register();
+	sp->magic = SHEAF_POOL_MAGIC;
+	mp->pool_data = sp;
+	SHEAF_LOG(DEBUG, "sheaf pool %s ready: capacity %u, %u barns, barn limits %u full %u empty",
+		mp->name, sp->cfg.capacity, sp->nb_nodes, sp->cfg.barn_max_full,
+		sp->cfg.barn_max_empty);
+	return 0;
+
+fail_free:
+	SHEAF_LOG(ERR, "pool %s: no memory for %u sheaves of %u objects",
+		mp->name, sp->nb_sheaves, sp->cfg.capacity);
+	sheaf_pool_release(sp);
+fail:
+	rte_errno = -ret;
+	return ret;
+}
+
+void
+sheaf_pool_free(struct rte_mempool *mp)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(mp);
+
+	if (sp == NULL)
+		return;
+	mp->pool_data = NULL;
+	sheaf_pool_release(sp);
+}
+
+unsigned int
+sheaf_pool_count(const struct rte_mempool *mp)
+{
+	const struct sheaf_pool *sp = sheaf_pool_of(mp);
+
+	return sheaf_slab_count(sp) + sheaf_barn_count(sp) +
+		sheaf_lcore_count(sp, NULL);
+}
+
+bool
+sheaf_pool_valid(const struct rte_mempool *mp)
+{
+	const struct sheaf_pool *sp;
+
+	if (mp == NULL || strcmp(rte_mempool_get_ops(mp->ops_index)->name,
+			RTE_SHEAF_OPS_NAME) != 0)
+		return false;
+	sp = sheaf_pool_of(mp);
+	return sp != NULL && sp->magic == SHEAF_POOL_MAGIC;
+}

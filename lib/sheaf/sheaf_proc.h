@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+#ifndef _SHEAF_PROC_H_
+#define _SHEAF_PROC_H_
+
+/*
+ * Processes and threads: who the caller is, whether another process is
+ * alive, the caller thread's own state, a clock every CPU agrees on, and
+ * membarrier().
+ *
+ * Identity. A process is named by its incarnation: its pid and the start
+ * time the kernel gives it (field 22 of /proc/<pid>/stat, clock ticks
+ * since boot), packed in 64 bits. A pid comes back after its process is
+ * gone; a pid with another start time is another process. Slot owners,
+ * lock holders and thieves are incarnations, never pids.
+ *
+ * Liveness. An incarnation is dead when /proc has no such pid, the pid
+ * has another start time, or the process is a zombie (it has exited: its
+ * memory is gone and it runs no more code, though kill(pid, 0) succeeds).
+ * Processes sharing a pool must share a PID namespace.
+ *
+ * Thread state (TLS): how deep this thread is in pool calls (a signal
+ * handler re-entering makes it 2), which lock it holds (at most one at a
+ * time), and a stash where a re-entrant free parks objects that can reach
+ * no tier without that lock. A handler therefore never waits on a lock
+ * its own thread holds.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sheaf_pvt.h"
+
+/* The calling process's incarnation; set at load and after fork(). */
+extern uint64_t sheaf_self;
+
+/*
+ * Set in an owner word by a thief that inherited a dead owner's slot to
+ * empty it (sheaf_slot.h): no incarnation has it (start times take 41
+ * bits), so no thread takes the slot for its own meanwhile.
+ */
+#define SHEAF_INC_HEIR (UINT64_C(1) << 63)
+
+/* The pid an incarnation names. */
+static inline uint32_t
+sheaf_proc_pid(uint64_t inc)
+{
+	return (uint32_t)(inc & ((1u << 22) - 1));
+}
+
+/*
+ * Whether incarnation inc is dead (see above). Costs a /proc read: the
+ * callers rate-limit it. The calling process is never dead.
+ */
+bool sheaf_proc_dead(uint64_t inc);
+
+/* CLOCK_MONOTONIC in ns: one clock for every CPU and process. */
+uint64_t sheaf_clock_ns(void);
+
+/*
+ * membarrier(): register this process for the private and the global
+ * expedited commands, once (the first pool it creates or uses). Returns
+ * the SHEAF_MB_* registrations that succeeded.
+ */
+uint32_t sheaf_proc_mb_register(void);
+
+/*
+ * Run a full memory barrier on every CPU running a thread of this
+ * process (global false), or of any registered process (global true).
+ * 0, or -ENOTSUP where not registered or not available.
+ */
+int sheaf_proc_membarrier(bool global);
+
+/* Objects a re-entrant free may park on its thread (see sheaf_proc.c). */
+#define SHEAF_STASH_OBJS 64
+
+/* Locks a thread may hold at once: its call's, and its handlers'. */
+#define SHEAF_HELD_MAX 4
+
+/* The calling thread's pool state. */
+struct sheaf_thread {
+	uint32_t depth;                 /* out-of-line pool calls running */
+	uint32_t nb_held;               /* locks held, innermost last */
+	const struct sheaf_txlock *held[SHEAF_HELD_MAX];
+	uint32_t nb_stash;              /* objects in stash */
+	struct sheaf_pool *stash_pool;  /* pool the stash belongs to */
+	void *stash[SHEAF_STASH_OBJS];
+	/* Populate in progress on this thread (sheaf_slab.c). */
+	struct sheaf_pool *populating;
+};
+
+struct sheaf_thread *sheaf_thread_self(void);
+
+/*
+ * Kill points, for the fault-injection tests: a build with
+ * -Dkill_points=true SIGKILLs the process at the point named by the
+ * environment variable SHEAF_KILL_AT, its SHEAF_KILL_AFTER-th time
+ * (default 1). Compiled out otherwise. Names are listed in sheaf_kill.h.
+ */
+#ifdef SHEAF_KILL_POINTS
+void sheaf_kill_point(const char *name, const char *sub);
+#define SHEAF_KILL(name) sheaf_kill_point(name, NULL)
+#define SHEAF_KILL2(name, sub) sheaf_kill_point(name, sub)
+#else
+#define SHEAF_KILL(name) do { } while (0)
+#define SHEAF_KILL2(name, sub) do { RTE_SET_USED(name); } while (0)
+#endif
+
+#endif /* _SHEAF_PROC_H_ */

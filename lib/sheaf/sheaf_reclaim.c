@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+/*
+ * Reclaim for an allocation that found the shared tiers short: see
+ * sheaf_reclaim.h.
+ */
+
+#include <rte_pause.h>
+
+#include "sheaf_ask.h"
+#include "sheaf_barn.h"
+#include "sheaf_pair.h"
+#include "sheaf_reclaim.h"
+#include "sheaf_slab.h"
+
+unsigned int
+sheaf_reclaim_drain(struct sheaf_pool *sp, struct sheaf_slot *v,
+	void *arg __rte_unused)
+{
+	unsigned int bad = 0, n;
+
+	n = sheaf_pair_drain(sp, v, v->barn, &bad);
+	if (bad != 0)
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, bad);
+	return n;
+}
+
+/* Objects in the shared tiers; racy. */
+static uint64_t
+sheaf_reclaim_tiers(const struct sheaf_pool *sp)
+{
+	return (uint64_t)sheaf_slab_count(sp) + sheaf_barn_count(sp);
+}
+
+/* Slots other than self holding objects, and how many they hold. */
+static uint64_t
+sheaf_reclaim_holders(struct sheaf_pool *sp, const struct sheaf_slot *self,
+	struct sheaf_slot_set *want)
+{
+	uint64_t held = 0;
+	unsigned int i;
+	uint32_t c;
+
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		if (&sp->slot[i] == self || !sheaf_slot_claimed(sp, i))
+			continue;
+		/* Racy, not critical: an estimate of what asking brings. */
+		c = sheaf_pair_count(&sp->slot[i]);
+		if (c == 0)
+			continue;
+		sheaf_slot_set_add(want, i);
+		held += c;
+	}
+	return held;
+}
+
+bool
+sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
+{
+	struct sheaf_slot_set want = { { 0 } };
+	uint64_t held, deadline;
+	struct sheaf_ask ask;
+	unsigned int left;
+	bool ok = false;
+
+	/* Sheaves that dead processes left in transit: rare, cheap. */
+	sheaf_barn_recover_transit(sp);
+	held = sheaf_reclaim_holders(sp, self, &want);
+	/* Not there at all: fail as cheaply as a ring would. */
+	if (held == 0 || held + sheaf_reclaim_tiers(sp) < n)
+		return false;
+	/*
+	 * An owner that calls answers within microseconds. One that does
+	 * not is idle after idle_ns of watching; the fence may wait for
+	 * the pool's membarrier interval; preemption adds some: up to three
+	 * idle times and an interval.
+	 */
+	deadline = sheaf_clock_ns() + 3 * sp->tun.idle_ns +
+		sp->tun.membarrier_ns;
+	sheaf_ask_start(&ask, sp, &want, SHEAF_GATE_DRAIN, sheaf_reclaim_drain,
+		NULL);
+	for (;;) {
+		left = sheaf_ask_poll(&ask);
+		if (sheaf_reclaim_tiers(sp) >= n) {
+			ok = true;
+			break;
+		}
+		if (left == 0 || sheaf_clock_ns() >= deadline) {
+			ok = ask.moved != 0 || left == 0;
+			break;
+		}
+		rte_pause();
+	}
+	/* Enough already: owners not asked yet keep their sheaves. */
+	sheaf_ask_end(&ask, left != 0 && ok);
+	if (ask.moved != 0)
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_REMOTE_TAKE, ask.moved);
+	return ok;
+}

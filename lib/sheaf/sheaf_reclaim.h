@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+#ifndef _SHEAF_RECLAIM_H_
+#define _SHEAF_RECLAIM_H_
+
+/*
+ * Reclaim: getting back the objects other lcores hold, for an allocation
+ * that found the shared tiers short (SLUB flushes every CPU's sheaves,
+ * by asking each CPU, when an allocation fails).
+ *
+ * A failed allocation first counts what other slots hold (racy): if the
+ * shared tiers and all slots together hold fewer objects than it needs,
+ * it fails at once, as cheaply as a ring's failed dequeue. Otherwise it
+ * asks the holders to drain (sheaf_ask.h) and waits, up to three times
+ * the pool's idle time plus its membarrier interval (4 ms by default):
+ * an owner that calls the pool drains at its next call, within
+ * microseconds; one that stays away is idle after the idle time and is
+ * drained by the asker, fenced; a dead one is drained at once. An lcore
+ * that calls the pool is never interrupted.
+ */
+
+#include <stdbool.h>
+
+#include "sheaf_pvt.h"
+
+/*
+ * The caller (slot self, held, or NULL) needs n objects that the shared
+ * tiers do not have. Returns true when the tiers are worth another look.
+ */
+bool sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self,
+	unsigned int n);
+
+/* The drain action of a slot the caller holds: its own, or v asked. */
+unsigned int sheaf_reclaim_drain(struct sheaf_pool *sp, struct sheaf_slot *v,
+	void *arg);
+
+#endif /* _SHEAF_RECLAIM_H_ */

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+#ifndef _SHEAF_SHARED_H_
+#define _SHEAF_SHARED_H_
+
+/*
+ * The shared path: calls that do not use an lcore slot's sheaves (a
+ * thread without an lcore id, an lcore id another process owns, a slot a
+ * thief holds, a signal handler whose thread is inside a call) take and
+ * give objects straight from and to the shared tiers, a transaction at a
+ * time.
+ *
+ * A signal handler never waits on a lock its own thread holds
+ * (sheaf_tx_begin() refuses it): a get skips that tier, and fails if no
+ * other has enough; a put whose objects belong to a depot its thread
+ * holds puts them into an empty barn sheaf, or parks them on the thread
+ * (struct sheaf_thread's stash) until the interrupted call has let go of
+ * its lock, which then frees them (sheaf_shared_unstash()).
+ */
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "sheaf_proc.h"
+#include "sheaf_pvt.h"
+
+struct sheaf_table_undo;
+
+/*
+ * Take up to n objects from the shared tiers: depots then barns, home
+ * first. Returns the objects taken. undo (may be NULL) saves each part of
+ * objs before it is written.
+ */
+unsigned int sheaf_shared_take(struct sheaf_pool *sp, uint32_t home,
+	void **objs, unsigned int n, struct sheaf_table_undo *undo);
+
+/*
+ * Give n objects to the slabs. Returns the pointers refused (not the
+ * pool's, already free, or no room when re-entered: counted lost).
+ */
+unsigned int sheaf_shared_give(struct sheaf_pool *sp, void * const *objs,
+	unsigned int n);
+
+/*
+ * Shared-path get, all or nothing: 0 or -ENOBUFS, the table as it was.
+ * reentered: a signal handler inside a call of this thread (no waiting
+ * for other lcores).
+ */
+int sheaf_shared_get(struct sheaf_pool *sp, void **objs, unsigned int n,
+	bool reentered);
+
+/* Shared-path put. */
+void sheaf_shared_put(struct sheaf_pool *sp, void * const *objs,
+	unsigned int n);
+
+/*
+ * Brackets of every out-of-line call: the thread's call depth (a signal
+ * handler's calls are deeper), and on leaving the outermost call, what
+ * handlers parked on the thread meanwhile goes to the slabs.
+ */
+static inline void
+sheaf_call_enter(void)
+{
+	sheaf_thread_self()->depth++;
+}
+
+void sheaf_call_leave(struct sheaf_pool *sp);
+
+/*
+ * A failed get must leave the caller's table as it was: DPDK's cache
+ * refill dequeues into its own object array and, on failure, keeps using
+ * the entries there. Slow paths copy objects out as they find them, so
+ * they save what they overwrite and put it back if they fail.
+ */
+#define SHEAF_UNDO_STACK 512 /* entries saved on the stack; more: malloc */
+
+struct sheaf_table_undo {
+	void * const *table;  /* the caller's */
+	void **saved;
+	void *stack[SHEAF_UNDO_STACK];
+};
+
+/* Room to save n entries: 0, -ENOBUFS (more than the pool) or -ENOMEM. */
+int sheaf_table_init(struct sheaf_table_undo *u, const struct sheaf_pool *sp,
+	void * const *objs, unsigned int n);
+/* Save the t entries at at, in the table, before they are overwritten. */
+static inline void
+sheaf_table_keep(struct sheaf_table_undo *u, void * const *at, unsigned int t)
+{
+	memcpy(&u->saved[at - u->table], at, t * sizeof(void *));
+}
+void sheaf_table_restore(struct sheaf_table_undo *u, void **objs,
+	unsigned int n);
+void sheaf_table_done(struct sheaf_table_undo *u);
+
+#endif /* _SHEAF_SHARED_H_ */

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+/*
+ * The slot protocol, out of line: claiming, inheriting from the dead,
+ * marks, the thief's fence, idleness. See sheaf_slot.h.
+ */
+
+#include <errno.h>
+
+#include "sheaf_slot.h"
+#include "sheaf_tx.h"
+
+/*
+ * A call finding its lcore's slot owned by another process looks whether
+ * that process is gone at most every 10 ms per lcore id: a look reads
+ * /proc. Reclaim looks at most every 1 ms (sheaf_slot_dead_owner()).
+ */
+#define SHEAF_CLAIM_LOOK_NS 10000000u
+#define SHEAF_RECLAIM_LOOK_NS 1000000u
+
+/*
+ * Process-local: when this process may next look whether the owner of
+ * the slot of each lcore id is dead (any pool).
+ */
+static uint64_t sheaf_slot_look_after[RTE_MAX_LCORE];
+
+/* Whether it is time to look at slot i's owner; then the next time. */
+static bool
+sheaf_slot_may_look(unsigned int i, uint64_t period)
+{
+	uint64_t now = sheaf_clock_ns();
+
+	/* Relaxed: process-local rate limit; two threads may both look. */
+	if (now < __atomic_load_n(&sheaf_slot_look_after[i], __ATOMIC_RELAXED))
+		return false;
+	__atomic_store_n(&sheaf_slot_look_after[i], now + period,
+		__ATOMIC_RELAXED);
+	return true;
+}
+
+static uint64_t
+sheaf_slot_dead_look(struct sheaf_pool *sp, struct sheaf_slot *v,
+	uint64_t period)
+{
+	uint64_t o = __atomic_load_n(&v->owner, __ATOMIC_RELAXED);
+
+	if (o == 0 || (o & ~SHEAF_INC_HEIR) == sheaf_self)
+		return 0;
+	if (!sheaf_slot_may_look(sheaf_slot_id(sp, v), period))
+		return 0;
+	return sheaf_proc_dead(o) ? o : 0;
+}
+
+uint64_t
+sheaf_slot_dead_owner(struct sheaf_pool *sp, struct sheaf_slot *v)
+{
+	return sheaf_slot_dead_look(sp, v, SHEAF_RECLAIM_LOOK_NS);
+}
+
+/* The caller's process now owns lc: record what thieves need to know. */
+static void
+sheaf_slot_claimed_now(struct sheaf_pool *sp, struct sheaf_slot *lc)
+{
+	unsigned int i = sheaf_slot_id(sp, lc);
+
+	/* Relaxed: hints for thieves, who re-check under the handshake. */
+	__atomic_store_n(&lc->mb, sheaf_proc_mb_register(), __ATOMIC_RELAXED);
+	__atomic_fetch_or(&sp->claimed[i / 64], UINT64_C(1) << (i % 64),
+		__ATOMIC_RELAXED);
+}
+
+bool
+sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
+	uint32_t busy)
+{
+	uint64_t heir = busy == SHEAF_BUSY_HEIR ? sheaf_self | SHEAF_INC_HEIR :
+		sheaf_self;
+
+	/* Its transactions undone, the slot is whole (single stores). */
+	if (dead != 0)
+		sheaf_tx_recover_proc(sp, dead);
+	/* Acquire: the slot as the rolled-back transactions left it. */
+	if (!__atomic_compare_exchange_n(&v->owner, &dead, heir, 0,
+			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;
+	/* The dead owner may have died inside a call. Owner only now. */
+	__atomic_store_n(&v->busy, busy, __ATOMIC_RELAXED);
+	sheaf_slot_claimed_now(sp, v);
+	if (dead == 0)
+		return true;
+	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_TAKEOVER, 1);
+	SHEAF_LOG(INFO, "pool %s: lcore %u slot taken over from dead process %u%s",
+		sp->mp->name, sheaf_slot_id(sp, v),
+		sheaf_proc_pid(dead), busy == SHEAF_BUSY_HEIR ?
+		" to be emptied" : "");
+	return true;
+}
+
+void
+sheaf_slot_disown(struct sheaf_slot *v)
+{
+	__atomic_store_n(&v->busy, 0, __ATOMIC_RELAXED);
+	/* Release: the next claimer's acquire sees the emptied slot. */
+	__atomic_store_n(&v->owner, 0, __ATOMIC_RELEASE);
+}
+
+bool
+sheaf_slot_claim(struct sheaf_pool *sp, struct sheaf_slot *lc)
+{
+	uint64_t o = __atomic_load_n(&lc->owner, __ATOMIC_ACQUIRE);
+	uint64_t dead;
+
+	if (o == sheaf_self)
+		return true;
+	/* Acquire: a slot given back starts from its last state. */
+	if (o == 0 && __atomic_compare_exchange_n(&lc->owner, &o, sheaf_self,
+			0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		sheaf_slot_claimed_now(sp, lc);
+		return true;
+	}
+	dead = sheaf_slot_dead_look(sp, lc, SHEAF_CLAIM_LOOK_NS);
+	return dead != 0 && sheaf_slot_inherit(sp, lc, dead, 0);
+}
+
+/* Clear v's mark left by dead thief dead, its transactions undone. */
+static void
+sheaf_slot_clear_dead_mark(struct sheaf_pool *sp, struct sheaf_slot *v,
+	uint64_t dead)
+{
+	sheaf_tx_recover_proc(sp, dead);
+	/* The slot is whole again (single stores, transactions undone). */
+	if (__atomic_load_n(&v->marker, __ATOMIC_ACQUIRE) != dead)
+		return;
+	__atomic_fetch_and(&v->gate, ~SHEAF_GATE_MARKED, __ATOMIC_RELEASE);
+	__atomic_compare_exchange_n(&v->marker, &dead, 0, 0,
+		__ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	SHEAF_LOG(INFO, "pool %s: lcore %u: mark of dead process %u cleared",
+		sp->mp->name, sheaf_slot_id(sp, v), sheaf_proc_pid(dead));
+}
+
+/* v's thief if it is dead (looked at most every 1 ms per lcore id). */
+static uint64_t
+sheaf_slot_dead_marker(struct sheaf_pool *sp, struct sheaf_slot *v)
+{
+	uint64_t m = __atomic_load_n(&v->marker, __ATOMIC_ACQUIRE);
+
+	if (m == 0 || m == sheaf_self ||
+			!sheaf_slot_may_look(sheaf_slot_id(sp, v),
+				SHEAF_RECLAIM_LOOK_NS))
+		return 0;
+	return sheaf_proc_dead(m) ? m : 0;
+}
+
+bool
+sheaf_slot_marked_stay(struct sheaf_pool *sp, struct sheaf_slot *lc)
+{
+	uint64_t dead = sheaf_slot_dead_marker(sp, lc);
+
+	if (dead == 0)
+		return false;
+	sheaf_slot_clear_dead_mark(sp, lc, dead);
+	/* Acquire: pairs with the release of the mark. */
+	return !(__atomic_load_n(&lc->gate, __ATOMIC_ACQUIRE) &
+		SHEAF_GATE_MARKED);
+}
+
+int
+sheaf_slot_hold(struct sheaf_pool *sp, struct sheaf_slot **held)
+{
+	struct sheaf_slot *lc = sheaf_slot_of(sp);
+
+	*held = NULL;
+	if (lc == NULL || !sheaf_slot_claim(sp, lc))
+		return 0;
+	if (lc->busy != 0)
+		return -EBUSY;
+	if ((sheaf_slot_enter(lc) & SHEAF_GATE_MARKED) &&
+			!sheaf_slot_marked_stay(sp, lc)) {
+		sheaf_slot_leave(lc);
+		return 0;
+	}
+	*held = lc;
+	return 0;
+}
+
+bool
+sheaf_slot_mark(struct sheaf_pool *sp, struct sheaf_slot *v)
+{
+	uint64_t m = 0, dead;
+
+	/* Acquire: see what the previous thief left. */
+	if (!__atomic_compare_exchange_n(&v->marker, &m, sheaf_self, 0,
+			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		dead = sheaf_slot_dead_marker(sp, v);
+		if (dead == 0)
+			return false;
+		sheaf_slot_clear_dead_mark(sp, v, dead);
+		m = 0;
+		if (!__atomic_compare_exchange_n(&v->marker, &m, sheaf_self, 0,
+				__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return false;
+	}
+	/* Relaxed: the owner's view of it is ordered by the fence. */
+	__atomic_fetch_or(&v->gate, SHEAF_GATE_MARKED, __ATOMIC_RELAXED);
+	SHEAF_KILL("take.marked");
+	return true;
+}
+
+void
+sheaf_slot_unmark(struct sheaf_slot *v)
+{
+	/*
+	 * Release: the owner's acquire of gate sees the slot as left. The
+	 * bit goes first: a new thief can take marker only once it is 0.
+	 */
+	__atomic_fetch_and(&v->gate, ~SHEAF_GATE_MARKED, __ATOMIC_RELEASE);
+	__atomic_store_n(&v->marker, 0, __ATOMIC_RELEASE);
+}
+
+bool
+sheaf_slot_fence_reaches(const struct sheaf_slot *v, bool *global)
+{
+	uint64_t o = __atomic_load_n(&v->owner, __ATOMIC_RELAXED);
+	uint32_t mb = __atomic_load_n(&v->mb, __ATOMIC_RELAXED);
+
+	if (o == sheaf_self) {
+		*global = false;
+		return (mb & SHEAF_MB_PRIVATE) != 0;
+	}
+	*global = true;
+	return o != 0 && !(o & SHEAF_INC_HEIR) && (mb & SHEAF_MB_GLOBAL);
+}
+
+int
+sheaf_slot_fence(struct sheaf_pool *sp, bool global)
+{
+	uint64_t now = sheaf_clock_ns();
+	uint64_t after = __atomic_load_n(&sp->membarrier_after,
+		__ATOMIC_RELAXED);
+
+	if (now < after)
+		return -EAGAIN;
+	/* Relaxed: a rate limit; the CAS elects one thief per interval. */
+	if (!__atomic_compare_exchange_n(&sp->membarrier_after, &after,
+			now + sp->tun.membarrier_ns, 0, __ATOMIC_RELAXED,
+			__ATOMIC_RELAXED))
+		return -EAGAIN;
+	if (sheaf_proc_membarrier(global) < 0)
+		return -ENOTSUP;
+	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_MEMBARRIER, 1);
+	SHEAF_KILL("take.fenced");
+	return 0;
+}
+
+/* Every call of the owner adds to at least one of its counters. */
+static uint64_t
+sheaf_slot_activity(const struct sheaf_slot *v)
+{
+	uint64_t sum = 0;
+	unsigned int k;
+
+	for (k = 0; k < RTE_SHEAF_STAT_MAX; k++)
+		/* Racy read of the owner's counters: a hint. */
+		sum += __atomic_load_n(&v->stat[k], __ATOMIC_RELAXED);
+	return sum;
+}
+
+bool
+sheaf_slot_idle(const struct sheaf_pool *sp, struct sheaf_slot *v,
+	uint64_t now)
+{
+	uint64_t act = sheaf_slot_activity(v);
+
+	/* Racy stores by thieves: a torn pair only delays a take. */
+	if (act != __atomic_load_n(&v->seen_activity, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&v->seen_activity, act, __ATOMIC_RELAXED);
+		__atomic_store_n(&v->seen_ns, now, __ATOMIC_RELAXED);
+		return false;
+	}
+	return now - __atomic_load_n(&v->seen_ns, __ATOMIC_RELAXED) >=
+		sp->tun.idle_ns;
+}

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+#ifndef _SHEAF_SLOT_H_
+#define _SHEAF_SLOT_H_
+
+/*
+ * The slot protocol: who may touch an lcore slot's sheaves, and how other
+ * threads ask for them or take them. The only place it is written.
+ *
+ * Ownership. A slot belongs to the process that first calls the pool on
+ * its lcore id (owner: an incarnation, set by compare-and-swap). A call
+ * from another process on the same lcore id uses the shared tiers. A slot
+ * whose owner is dead is inherited: by the next process on that lcore id
+ * (to use it), or by a thief (to empty it and free it); either first rolls
+ * back the dead process's open transactions (sheaf_tx_recover_proc()),
+ * after which the slot is whole: the owner changes it with single stores
+ * only (sheaf_pair.h).
+ *
+ * Calls. The owner's thread sets busy on entry and loads gate, and clears
+ * busy with a release on exit. gate carries what other threads want:
+ *   - requests (SHEAF_GATE_DRAIN, _STAMP): any thread sets them; the
+ *     owner serves them at its next call and clears them with a release
+ *     (the acknowledgement). A request needs no setter: serving one that
+ *     nobody waits for any more costs one drain.
+ *   - the mark (SHEAF_GATE_MARKED, with marker = the thief's
+ *     incarnation): a thief holds the slot; the owner stays off its
+ *     sheaves (shared path) until the mark goes. A mark whose thief died
+ *     is cleared by whoever finds it, after rolling back the thief's
+ *     transactions.
+ *
+ * Taking from a live owner (sheaf_slot_mark() + sheaf_slot_fence() +
+ * sheaf_slot_quiet()) is an asymmetric Dekker handshake:
+ *   owner: busy = 1;  [signal fence]  g = gate;     (acquire)
+ *   thief: gate |= MARKED;  membarrier();  b = busy; (acquire)
+ * membarrier() runs a full barrier on every CPU running a thread of the
+ * target processes, so either the owner sees the mark or the thief sees
+ * busy. Once busy reads 0 after the fence, the owner is outside and every
+ * later entry sees the mark: the slot is the thief's until unmarked. The
+ * owner's release of busy pairs with the thief's acquire load; the
+ * thief's release of the mark pairs with the owner's acquire load of gate.
+ * The fence is paid by thieves only, at most once per pool per
+ * membarrier interval, and only for owners idle for a while: a calling
+ * owner is asked, never taken from.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_lcore.h>
+
+#include "sheaf_proc.h"
+#include "sheaf_pvt.h"
+
+/* Values of busy. */
+#define SHEAF_BUSY_CALL 0x1 /* the owner's thread is inside a call */
+#define SHEAF_BUSY_HEIR 0x2 /* a thief empties the slot it inherited */
+
+static __rte_always_inline struct sheaf_slot *
+sheaf_slot_of(struct sheaf_pool *sp)
+{
+	unsigned int id = rte_lcore_id();
+
+	return id < RTE_MAX_LCORE ? &sp->slot[id] : NULL;
+}
+
+/* Whether the fast path may enter lc: ours, idle, nothing at the gate. */
+static __rte_always_inline bool
+sheaf_slot_fast_ok(const struct sheaf_slot *lc)
+{
+	/* Relaxed: other threads write owner and gate; a stale value
+	 * sends the call out of line, or to sheaf_slot_enter()'s look.
+	 */
+	return lc != NULL &&
+		__atomic_load_n(&lc->owner, __ATOMIC_RELAXED) == sheaf_self &&
+		(lc->busy | __atomic_load_n(&lc->gate, __ATOMIC_RELAXED)) == 0;
+}
+
+/*
+ * The owner enters its slot: busy, then a look at the gate (the owner's
+ * half of the handshake above). Returns the gate: non-zero means the call
+ * must go out of line (sheaf_slot_leave() first).
+ */
+static __rte_always_inline uint32_t
+sheaf_slot_enter(struct sheaf_slot *lc)
+{
+	lc->busy = SHEAF_BUSY_CALL;
+	/*
+	 * Against a signal handler on this thread, a compiler barrier.
+	 * Against a thief, the store above and the load below are ordered
+	 * by its membarrier(). Acquire pairs with the thief's release of
+	 * the mark: the slot as the thief left it.
+	 */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return __atomic_load_n(&lc->gate, __ATOMIC_ACQUIRE);
+}
+
+/* The owner leaves its slot. */
+static __rte_always_inline void
+sheaf_slot_leave(struct sheaf_slot *lc)
+{
+	/* Release: pairs with a thief's acquire of busy (sheaf_slot_quiet()). */
+	__atomic_store_n(&lc->busy, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * Whether this process owns lc, claiming it when unclaimed and inheriting
+ * it when its owner is dead (looked at most every 100 ms per lcore id).
+ */
+bool sheaf_slot_claim(struct sheaf_pool *sp, struct sheaf_slot *lc);
+
+/*
+ * Hold the caller's own slot for an out-of-line call. Returns 0 with *lc
+ * the slot, entered (busy), or NULL when the caller has no slot of this
+ * process or a live thief holds it (go without); -EBUSY when a signal
+ * handler interrupted a call on it (the slot is that call's).
+ */
+int sheaf_slot_hold(struct sheaf_pool *sp, struct sheaf_slot **lc);
+
+/*
+ * After sheaf_slot_enter() returned a gate with the mark: whether the
+ * caller may stay (the thief was dead: its mark is cleared), or must
+ * leave (a live thief).
+ */
+bool sheaf_slot_marked_stay(struct sheaf_pool *sp, struct sheaf_slot *lc);
+
+/* Requests (SHEAF_GATE_REQUESTS bits): set by anyone. */
+static inline void
+sheaf_slot_request(struct sheaf_slot *v, uint32_t bits)
+{
+	/* Relaxed: a request carries no data; serving it publishes. */
+	__atomic_fetch_or(&v->gate, bits, __ATOMIC_RELAXED);
+}
+
+/* The owner acknowledges requests it served. */
+static inline void
+sheaf_slot_ack(struct sheaf_slot *lc, uint32_t bits)
+{
+	/* Release: a requester seeing the bit clear sees what was done. */
+	__atomic_fetch_and(&lc->gate, ~bits, __ATOMIC_RELEASE);
+}
+
+/* Whether a request on v is still pending (not served). */
+static inline bool
+sheaf_slot_pending(const struct sheaf_slot *v, uint32_t bits)
+{
+	/* Acquire: pairs with sheaf_slot_ack(). */
+	return (__atomic_load_n(&v->gate, __ATOMIC_ACQUIRE) & bits) != 0;
+}
+
+/*
+ * Take v's mark for a remote take: true when taken. A mark whose thief
+ * is dead is recovered and taken.
+ */
+bool sheaf_slot_mark(struct sheaf_pool *sp, struct sheaf_slot *v);
+void sheaf_slot_unmark(struct sheaf_slot *v);
+
+/*
+ * The thief's fence, after marking: one membarrier() for every marked
+ * slot (global when one belongs to another process). At most one per pool
+ * per membarrier interval, counted in RTE_SHEAF_STAT_MEMBARRIER. 0, or
+ * -EAGAIN (interval not over) or -ENOTSUP (not available).
+ */
+int sheaf_slot_fence(struct sheaf_pool *sp, bool global);
+
+/*
+ * After the fence: whether v's owner is outside a call (then the slot is
+ * the thief's until unmarked).
+ */
+static inline bool
+sheaf_slot_quiet(const struct sheaf_slot *v)
+{
+	/* Acquire: pairs with sheaf_slot_leave(). */
+	return __atomic_load_n(&v->busy, __ATOMIC_ACQUIRE) == 0;
+}
+
+/*
+ * Whether a fence from this process reaches v's owner: the private one
+ * for our own slots, the global one for a registered other process.
+ * *global tells which.
+ */
+bool sheaf_slot_fence_reaches(const struct sheaf_slot *v, bool *global);
+
+/*
+ * Whether v's owner made no call for the pool's idle time. Racy, a hint:
+ * the handshake, not this, makes a remote take safe.
+ */
+bool sheaf_slot_idle(const struct sheaf_pool *sp, struct sheaf_slot *v,
+	uint64_t now);
+
+/*
+ * v's owner if it is a dead process (looked at most every 100 ms per
+ * lcore id), else 0.
+ */
+uint64_t sheaf_slot_dead_owner(struct sheaf_pool *sp, struct sheaf_slot *v);
+
+/*
+ * Inherit v from its dead owner dead (recovering dead's transactions):
+ * true when v is now the caller's, busy set to busy (SHEAF_BUSY_HEIR for
+ * a thief that empties it, 0 for the lcore's own thread).
+ */
+bool sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v,
+	uint64_t dead, uint32_t busy);
+
+/* A thief gives back a slot it inherited and emptied: unclaimed again. */
+void sheaf_slot_disown(struct sheaf_slot *v);
+
+/* Whether v was ever claimed (racy): slots to look at. */
+static inline bool
+sheaf_slot_claimed(const struct sheaf_pool *sp, unsigned int i)
+{
+	return (__atomic_load_n(&sp->claimed[i / 64], __ATOMIC_RELAXED) >>
+		(i % 64)) & 1;
+}
+
+/* Index of slot v. */
+static inline unsigned int
+sheaf_slot_id(const struct sheaf_pool *sp, const struct sheaf_slot *v)
+{
+	return (unsigned int)(v - sp->slot);
+}
+
+/* A set of slots by index. */
+struct sheaf_slot_set {
+	uint64_t bits[(RTE_MAX_LCORE + 63) / 64];
+};
+
+static inline void
+sheaf_slot_set_add(struct sheaf_slot_set *s, unsigned int i)
+{
+	s->bits[i / 64] |= UINT64_C(1) << (i % 64);
+}
+
+static inline void
+sheaf_slot_set_del(struct sheaf_slot_set *s, unsigned int i)
+{
+	s->bits[i / 64] &= ~(UINT64_C(1) << (i % 64));
+}
+
+static inline bool
+sheaf_slot_set_has(const struct sheaf_slot_set *s, unsigned int i)
+{
+	return (s->bits[i / 64] >> (i % 64)) & 1;
+}
+
+static inline bool
+sheaf_slot_set_empty(const struct sheaf_slot_set *s)
+{
+	unsigned int k;
+
+	for (k = 0; k < RTE_DIM(s->bits); k++)
+		if (s->bits[k] != 0)
+			return false;
+	return true;
+}
+
+#endif /* _SHEAF_SLOT_H_ */

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+/*
+ * Transactions: see sheaf_tx.h. The kernel counterpart is a robust futex
+ * (a lock the kernel marks when its owner dies) with the repair left to
+ * the next owner; here the lock records the owner's incarnation, waiters
+ * look for its death themselves, and the repair is the undo journal.
+ */
+
+#include <errno.h>
+#include <sched.h>
+
+#include <rte_pause.h>
+
+#include "sheaf_tx.h"
+
+/*
+ * A waiter looks whether the holder is alive after 1/SHEAF_TX_CHECK_DIV s
+ * of waiting (1 ms) and again every as long: a live holder keeps a lock
+ * for microseconds, unless preempted; each look costs a /proc read.
+ */
+#define SHEAF_TX_CHECK_DIV 1000
+/* Spins between two looks at the clock, and before yielding the CPU. */
+#define SHEAF_TX_SPINS 256
+
+void
+sheaf_tx_init(struct sheaf_txlock *lk, struct sheaf_undo *ent)
+{
+	lk->owner = 0;
+	lk->n = 0;
+	lk->max = SHEAF_TX_MAX;
+	lk->ent = ent;
+	lk->kind = NULL;
+}
+
+/* Undo lk's journal, newest first; the caller holds lk. */
+static void
+sheaf_tx_rollback(struct sheaf_txlock *lk)
+{
+	uint32_t i = lk->n;
+
+	while (i-- > 0) {
+		const struct sheaf_undo *u = &lk->ent[i];
+
+		if (u->addr & 1)
+			*(uint32_t *)(u->addr & ~(uintptr_t)1) = (uint32_t)u->old;
+		else
+			*(uint64_t *)u->addr = u->old;
+	}
+	/* The structure is whole again before the journal says so. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	lk->n = 0;
+}
+
+/*
+ * Take over lk from dead holder dead and undo its transaction. Returns 1
+ * if the caller now holds lk, 0 when another thread took it first.
+ */
+static int
+sheaf_tx_take_over(struct sheaf_pool *sp, struct sheaf_txlock *lk,
+	uint64_t dead)
+{
+	uint64_t expect = dead;
+	uint32_t undone;
+
+	/* Acquire: see what the previous recoverer, if any, undid. */
+	if (!__atomic_compare_exchange_n(&lk->owner, &expect, sheaf_self, 0,
+			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return 0;
+	/* The dead holder's stores are seen through the kernel (.h). */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	undone = lk->n;
+	sheaf_tx_rollback(lk);
+	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_RECOVER, 1);
+	SHEAF_LOG(WARNING, "pool %s: process %u died holding a lock; %u stores of its %s transaction undone",
+		sp->mp->name, sheaf_proc_pid(dead), undone,
+		lk->kind != NULL ? lk->kind : "(none)");
+	return 1;
+}
+
+/* Take lk, waiting for a live holder, recovering a dead one. */
+static int
+sheaf_tx_lock(struct sheaf_pool *sp, struct sheaf_txlock *lk, bool try)
+{
+	uint64_t check_at = 0, period, owner;
+	unsigned int spins = 0;
+
+	for (;;) {
+		owner = 0;
+		/* Acquire: pairs with the release in sheaf_tx_end(). */
+		if (__atomic_compare_exchange_n(&lk->owner, &owner, sheaf_self,
+				0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return 0;
+		/* A dead holder is left to a waiter that does not try. */
+		if (try)
+			return -EBUSY;
+		if (++spins % SHEAF_TX_SPINS != 0) {
+			rte_pause();
+			continue;
+		}
+		/* Oversubscribed CPUs: let a preempted holder run. */
+		sched_yield();
+		period = 1000000000u / SHEAF_TX_CHECK_DIV;
+		if (check_at == 0) {
+			check_at = sheaf_clock_ns() + period;
+			continue;
+		}
+		if (sheaf_clock_ns() < check_at)
+			continue;
+		check_at += period;
+		owner = __atomic_load_n(&lk->owner, __ATOMIC_RELAXED);
+		if (owner != 0 && sheaf_proc_dead(owner) &&
+				sheaf_tx_take_over(sp, lk, owner))
+			return 0;
+	}
+}
+
+bool
+sheaf_tx_holds(const struct sheaf_txlock *lk)
+{
+	const struct sheaf_thread *t = sheaf_thread_self();
+	uint32_t i;
+
+	for (i = 0; i < t->nb_held; i++)
+		if (t->held[i] == lk)
+			return true;
+	return false;
+}
+
+int
+sheaf_tx_begin(struct sheaf_tx *tx, struct sheaf_pool *sp,
+	struct sheaf_txlock *lk, const char *kind, bool try)
+{
+	struct sheaf_thread *t = sheaf_thread_self();
+	int ret;
+
+	if (t->nb_held != 0) {
+		if (sheaf_tx_holds(lk) || t->nb_held == SHEAF_HELD_MAX)
+			return -EDEADLK;
+		try = true;
+	}
+	/*
+	 * Recorded before it is taken: a signal handler arriving meanwhile
+	 * must already count it as its thread's, and stay off it.
+	 */
+	t->held[t->nb_held] = lk;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->nb_held++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ret = sheaf_tx_lock(sp, lk, try);
+	if (ret < 0) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->nb_held--;
+		return ret;
+	}
+	tx->sp = sp;
+	tx->lk = lk;
+	tx->kind = kind;
+	lk->kind = kind;
+	SHEAF_KILL2(kind, "lock");
+	return 0;
+}
+
+void
+sheaf_tx_end(struct sheaf_tx *tx)
+{
+	struct sheaf_thread *t = sheaf_thread_self();
+	struct sheaf_txlock *lk = tx->lk;
+
+	SHEAF_KILL2(tx->kind, "commit");
+	/* Every store is made before the journal is emptied. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	lk->n = 0;
+	SHEAF_KILL2(tx->kind, "unlock");
+	/* Release: pairs with the next holder's acquire. */
+	__atomic_store_n(&lk->owner, 0, __ATOMIC_RELEASE);
+	/* Innermost first: a handler's transaction ends before its call. */
+	RTE_ASSERT(t->nb_held != 0 && t->held[t->nb_held - 1] == lk);
+	t->nb_held--;
+}
+
+/* Append the old value at addr to the journal, then let the store go. */
+static inline void
+sheaf_tx_log(struct sheaf_tx *tx, uintptr_t addr, uint64_t old)
+{
+	struct sheaf_txlock *lk = tx->lk;
+	uint32_t n = lk->n;
+
+	RTE_VERIFY(n < lk->max);
+	lk->ent[n].addr = addr;
+	lk->ent[n].old = old;
+	/* The entry, then the count, then (the caller) the store. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	lk->n = n + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	SHEAF_KILL2(tx->kind, "store");
+}
+
+void
+sheaf_tx_store32(struct sheaf_tx *tx, uint32_t *addr, uint32_t v)
+{
+	sheaf_tx_log(tx, (uintptr_t)addr | 1, *addr);
+	/* Relaxed atomic: racy readers outside the lock see whole values. */
+	__atomic_store_n(addr, v, __ATOMIC_RELAXED);
+}
+
+void
+sheaf_tx_store64(struct sheaf_tx *tx, uint64_t *addr, uint64_t v)
+{
+	sheaf_tx_log(tx, (uintptr_t)addr, *addr);
+	__atomic_store_n(addr, v, __ATOMIC_RELAXED);
+}
+
+/* Recover lk if dead process inc holds it. */
+static unsigned int
+sheaf_tx_recover_one(struct sheaf_pool *sp, struct sheaf_txlock *lk,
+	uint64_t inc)
+{
+	if (__atomic_load_n(&lk->owner, __ATOMIC_RELAXED) != inc ||
+			!sheaf_tx_take_over(sp, lk, inc))
+		return 0;
+	/* Release: the next holder sees the rolled-back structure. */
+	__atomic_store_n(&lk->owner, 0, __ATOMIC_RELEASE);
+	return 1;
+}
+
+unsigned int
+sheaf_tx_recover_proc(struct sheaf_pool *sp, uint64_t inc)
+{
+	unsigned int n = 0;
+	uint32_t i;
+
+	for (i = 0; i < sp->nb_nodes; i++) {
+		n += sheaf_tx_recover_one(sp, &sp->barn[i].lock, inc);
+		n += sheaf_tx_recover_one(sp, &sp->depot[i].lock, inc);
+	}
+	return n;
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+#ifndef _SHEAF_TX_H_
+#define _SHEAF_TX_H_
+
+/*
+ * Transactions: a lock whose holder may die, and an undo journal.
+ *
+ * The barns and depots (the shared tiers) change only inside a
+ * transaction on their lock. The lock word holds the holder's
+ * incarnation. Every store inside the transaction goes through
+ * sheaf_tx_store*(), which first appends the address and the old value
+ * to the lock's journal, then stores. Ending the transaction empties the
+ * journal (the commit: one store), then frees the lock.
+ *
+ * A process may die at any instruction. A waiter that finds the lock
+ * held for a while looks whether the holder is alive (sheaf_proc_dead());
+ * if not, it takes the lock over by compare-and-swap and undoes the
+ * journal, newest entry first: the structure is then exactly as before
+ * the dead transaction began, whatever it had stored. A transaction is
+ * thus all or nothing, with no two-phase state for anyone to see after a
+ * death. Rolling back is idempotent: a recoverer that dies while undoing
+ * leaves the journal for the next one.
+ *
+ * Ordering. The lock's compare-and-swap is an acquire, its release store
+ * a release: a transaction sees every store of the previous one. Within a
+ * transaction, a signal fence keeps each journal entry before its store
+ * (the compiler must not reorder them; a dying thread's stores up to its
+ * last instruction are all performed, as the kernel's exit path and
+ * context switch order them before the death is seen in /proc, after
+ * which the recoverer takes an acquire fence).
+ *
+ * Transactions do not nest in a call: a thread holds one lock at a time,
+ * recorded in its TLS. A signal handler whose thread holds a lock never
+ * waits for one: it refuses the lock its thread holds and only tries the
+ * others (two handlers, each waiting for the lock the other's thread
+ * holds, would wait forever).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sheaf_proc.h"
+#include "sheaf_pvt.h"
+
+/*
+ * Journal entries per lock: the largest transaction's stores. A depot
+ * transaction moves at most SHEAF_TX_OBJS objects, at most 10 stores per
+ * slab it touches (mask, count, bucket links); barn ones a handful.
+ */
+#define SHEAF_TX_OBJS 64
+#define SHEAF_TX_MAX 768
+
+/* A transaction in progress, on the caller's stack. */
+struct sheaf_tx {
+	struct sheaf_pool *sp;
+	struct sheaf_txlock *lk;
+	const char *kind;
+};
+
+/* Set up a lock (pool creation). ent: SHEAF_TX_MAX entries. */
+void sheaf_tx_init(struct sheaf_txlock *lk, struct sheaf_undo *ent);
+
+/*
+ * Begin a transaction named kind (for kill points and logs) on lk.
+ * Returns 0 with the lock held; -EDEADLK when the calling thread holds lk
+ * already (a signal handler that interrupted a transaction on it, which
+ * must go without this tier); -EBUSY when lk is held by another thread
+ * and the caller does not wait: with try, or when the calling thread
+ * holds another lock (a signal handler again).
+ */
+int sheaf_tx_begin(struct sheaf_tx *tx, struct sheaf_pool *sp,
+	struct sheaf_txlock *lk, const char *kind, bool try);
+
+/* Commit and release. */
+void sheaf_tx_end(struct sheaf_tx *tx);
+
+/* Journaled stores. */
+void sheaf_tx_store32(struct sheaf_tx *tx, uint32_t *addr, uint32_t v);
+void sheaf_tx_store64(struct sheaf_tx *tx, uint64_t *addr, uint64_t v);
+
+static inline void
+sheaf_tx_storep(struct sheaf_tx *tx, void *addr, const void *v)
+{
+	RTE_BUILD_BUG_ON(sizeof(void *) != sizeof(uint64_t));
+	sheaf_tx_store64(tx, addr, (uint64_t)(uintptr_t)v);
+}
+
+/* Whether the calling thread holds lk. */
+bool sheaf_tx_holds(const struct sheaf_txlock *lk);
+
+/*
+ * Roll back and free every lock of sp held by dead process inc. Call
+ * before touching what inc owned (its slots, its marks). Returns the
+ * transactions rolled back.
+ */
+unsigned int sheaf_tx_recover_proc(struct sheaf_pool *sp, uint64_t inc);
+
+#endif /* _SHEAF_TX_H_ */
