@@ -98,9 +98,13 @@ struct perf_opts {
 	bool quiet;                    /**< No progress line. */
 	bool sheaf_dump;               /**< rte_sheaf_dump() per sheaf pool. */
 	bool list;                     /**< List scenarios and ops, then exit. */
+	bool help;                     /**< --help: usage, then exit. */
+	bool ops_given;                /**< --ops was on the command line. */
+	bool scenarios_given;          /**< --scenario was too. */
 	const char *csv;
 	const char *json;
 	const char *lcores_arg;        /**< Raw --lcores, parsed after EAL. */
+	const char *baseline_arg;      /**< Raw --baseline. */
 };
 
 /** The flags the lcores of one measurement meet on. */
@@ -215,6 +219,16 @@ struct perf_result {
 	struct perf_entry *entries;
 	unsigned int nb_entries;
 };
+
+/* sheaf_perf_opts.c */
+/** Parses the app options; 0, 1 for --help, or -1 after a message. */
+int perf_parse_args(int argc, char **argv, struct perf_opts *o);
+/** Resolves --lcores once EAL is up; 0, or -1 after a message. */
+int perf_resolve_lcores(struct perf_opts *o);
+void perf_usage(FILE *f, const char *prg);
+int perf_parse_uint(const char *arg, const char *name, unsigned long min,
+	unsigned long max, unsigned int *out);
+int perf_parse_ops_spec(const char *arg, struct perf_ops_spec *spec);
 
 /* sheaf_perf_scenarios.c */
 void perf_worker_wait_go(struct perf_worker *w);

@@ -213,6 +213,49 @@ csv_entry_head(FILE *f, const char *kind, const struct perf_result *res,
 	fprintf(f, ",%d,", e->baseline);
 }
 
+static void
+csv_round(FILE *f, const struct perf_result *res, const struct perf_entry *e,
+	unsigned int r)
+{
+	const struct perf_sample *p = &e->rounds[r];
+
+	csv_entry_head(f, "round", res, e);
+	fprintf(f, "%u,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f,%.3f,", r,
+		status_name(p->status), p->objects, p->wall_cycles,
+		p->lcore_cycles, p->mobjs, p->cycles_per_obj);
+	if (p->has_ratio)
+		fprintf(f, "%.5f", p->ratio);
+	fprintf(f, ",,,,,,%" PRIu64 ",%d,\n", p->get_fail, p->whole);
+}
+
+/* A CSV number field (then a comma), empty where there is none. */
+static void
+csv_num(FILE *f, bool has, const char *fmt, double v)
+{
+	if (has)
+		fprintf(f, fmt, v);
+	fputc(',', f);
+}
+
+static void
+csv_summary(FILE *f, const struct perf_result *res,
+	const struct perf_entry *e)
+{
+	csv_entry_head(f, "summary", res, e);
+	fprintf(f, ",%s,,,,", entry_status_name(e));
+	csv_num(f, e->nb_ok != 0, "%.4f", e->mobjs_med);
+	csv_num(f, e->nb_ok != 0, "%.3f", e->cpo_med);
+	csv_num(f, e->nb_ratio != 0, "%.5f", e->ratio_med);
+	csv_num(f, e->nb_ok != 0, "%.4f", e->mobjs_min);
+	csv_num(f, e->nb_ok != 0, "%.4f", e->mobjs_max);
+	csv_num(f, e->nb_ratio != 0, "%.5f", e->ratio_min);
+	csv_num(f, e->nb_ratio != 0, "%.5f", e->ratio_max);
+	fprintf(f, "%u,%" PRIu64 ",%d,", e->nb_ok, e->get_fail,
+		!e->not_whole);
+	csv_str(f, e->reason);
+	fputc('\n', f);
+}
+
 int
 perf_write_csv(const char *path, const struct perf_opts *o,
 	const struct perf_result *res, unsigned int nb)
@@ -229,51 +272,12 @@ perf_write_csv(const char *path, const struct perf_opts *o,
 		"status,objects,wall_cycles,lcore_cycles,mobjs,cycles_per_obj,"
 		"ratio,mobjs_min,mobjs_max,ratio_min,ratio_max,rounds_ok,"
 		"get_fail,whole,reason\n");
-	for (s = 0; s < nb; s++) {
+	for (s = 0; s < nb; s++)
 		for (i = 0; i < res[s].nb_entries; i++) {
-			const struct perf_entry *e = &res[s].entries[i];
-
-			for (r = 0; r < o->rounds; r++) {
-				const struct perf_sample *p = &e->rounds[r];
-
-				csv_entry_head(f, "round", &res[s], e);
-				fprintf(f, "%u,%s,%" PRIu64 ",%" PRIu64 ",%"
-					PRIu64 ",%.4f,%.3f,", r,
-					status_name(p->status), p->objects,
-					p->wall_cycles, p->lcore_cycles,
-					p->mobjs, p->cycles_per_obj);
-				if (p->has_ratio)
-					fprintf(f, "%.5f", p->ratio);
-				fprintf(f, ",,,,,,%" PRIu64 ",%d,\n",
-					p->get_fail, p->whole);
-			}
-			csv_entry_head(f, "summary", &res[s], e);
-			fprintf(f, ",%s,,,,", entry_status_name(e));
-			if (e->nb_ok != 0)
-				fprintf(f, "%.4f,%.3f,", e->mobjs_med,
-					e->cpo_med);
-			else
-				fprintf(f, ",,");
-			if (e->nb_ratio != 0)
-				fprintf(f, "%.5f,", e->ratio_med);
-			else
-				fprintf(f, ",");
-			if (e->nb_ok != 0)
-				fprintf(f, "%.4f,%.4f,", e->mobjs_min,
-					e->mobjs_max);
-			else
-				fprintf(f, ",,");
-			if (e->nb_ratio != 0)
-				fprintf(f, "%.5f,%.5f,", e->ratio_min,
-					e->ratio_max);
-			else
-				fprintf(f, ",,");
-			fprintf(f, "%u,%" PRIu64 ",%d,", e->nb_ok,
-				e->get_fail, !e->not_whole);
-			csv_str(f, e->reason);
-			fputc('\n', f);
+			for (r = 0; r < o->rounds; r++)
+				csv_round(f, &res[s], &res[s].entries[i], r);
+			csv_summary(f, &res[s], &res[s].entries[i]);
 		}
-	}
 	if (fclose(f) != 0) {
 		fprintf(stderr, "--csv %s: %s\n", path, strerror(errno));
 		return -1;
