@@ -692,16 +692,30 @@ check_scenarios(struct perf_opts *o)
 		if (o->scenarios_given)
 			return -1;
 		fprintf(stderr, "note: scenario %s left out\n", sc->name);
+		o->nb_left_out++;
 	}
 	o->nb_scenarios = k;
 	return k == 0 ? -1 : 0;
 }
 
-/* Exit status from the results: 1 when a pool lost objects (or, with
- * --strict, an entry failed), then the output files.
+/*
+ * Whether entry e counts against the exit status: a pool that lost
+ * objects always; with --strict, also an entry that failed (setup, a
+ * round, a stall) or missed rounds it should have run.
  */
+static bool
+entry_bad(const struct perf_opts *o, const struct perf_entry *e)
+{
+	if (e->not_whole)
+		return true;
+	if (!o->strict || e->status == PERF_NA)
+		return false;
+	return e->status == PERF_FAILED || e->nb_ok != o->rounds;
+}
+
+/* The exit status of the run (status so far), with a line per cause. */
 static int
-results_finish(const struct perf_opts *o, struct perf_result *res,
+results_status(const struct perf_opts *o, const struct perf_result *res,
 	unsigned int done, int status)
 {
 	unsigned int s, k;
@@ -710,10 +724,30 @@ results_finish(const struct perf_opts *o, struct perf_result *res,
 		for (k = 0; k < res[s].nb_entries; k++) {
 			const struct perf_entry *e = &res[s].entries[k];
 
-			if (e->not_whole ||
-					(o->strict && e->status == PERF_FAILED))
-				status = 1;
+			if (!entry_bad(o, e))
+				continue;
+			fprintf(stderr, "%s: %s:%u: %s\n", res[s].sc->name,
+				perf_entry_label(e), perf_entry_cache(e),
+				e->reason[0] != '\0' ? e->reason :
+				"rounds missing");
+			status = 1;
 		}
+	if (o->strict && (o->nb_left_out != 0 || done < o->nb_scenarios)) {
+		fprintf(stderr, "strict: %u scenario(s) not run\n",
+			o->nb_left_out + o->nb_scenarios - done);
+		status = 1;
+	}
+	return status;
+}
+
+/* The output files, then the results go; returns the exit status. */
+static int
+results_finish(const struct perf_opts *o, struct perf_result *res,
+	unsigned int done, int status)
+{
+	unsigned int s, k;
+
+	status = results_status(o, res, done, status);
 	if (o->csv != NULL && perf_write_csv(o->csv, o, res, done) != 0)
 		status = 1;
 	if (o->json != NULL && perf_write_json(o->json, o, res, done) != 0)

@@ -52,6 +52,7 @@ struct perf_ops_spec {
 	unsigned int cache;                  /**< DPDK per-lcore cache size. */
 	struct rte_sheaf_config sheaf;       /**< Used for the sheaf ops only. */
 	char label[PERF_LABEL_LEN];          /**< As shown: name[/capN]. */
+	char arg[PERF_LABEL_LEN];            /**< As given to --ops. */
 };
 
 /** What kind of pool a scenario measures. */
@@ -92,9 +93,10 @@ struct perf_opts {
 	unsigned int stall_ms;         /**< Failing gets this long fail a run. */
 	unsigned int lcores[RTE_MAX_LCORE]; /**< --lcores, main first. */
 	unsigned int nb_lcores;        /**< 0 until resolved after EAL init. */
+	unsigned int nb_left_out;      /**< Default scenarios that cannot run. */
 	bool touch;                    /**< Write each object once per get. */
 	bool rotate;                   /**< Start round r at entry r. */
-	bool strict;                   /**< Failed entries fail the exit code. */
+	bool strict;                   /**< Any failure fails the exit code. */
 	bool quiet;                    /**< No progress line. */
 	bool sheaf_dump;               /**< rte_sheaf_dump() per sheaf pool. */
 	bool list;                     /**< List scenarios and ops, then exit. */

@@ -125,14 +125,15 @@ parse_ops_capacity(const char *arg, const char *cap,
 int
 perf_parse_ops_spec(const char *arg, struct perf_ops_spec *spec)
 {
-	char buf[128], *name, *cache, *cap;
+	char buf[PERF_LABEL_LEN], *name, *cache, *cap;
 
 	memset(spec, 0, sizeof(*spec));
-	if (strlen(arg) >= sizeof(buf)) {
+	if (strlen(arg) >= sizeof(spec->arg)) {
 		fprintf(stderr, "--ops: '%s' is too long\n", arg);
 		return -1;
 	}
 	strcpy(buf, arg);
+	strcpy(spec->arg, arg);
 	name = buf;
 	cache = strchr(name, ':');
 	if (cache == NULL) {
@@ -325,8 +326,9 @@ static const struct perf_option perf_options[] = {
 	{ "sheaf-dump", NULL, PERF_ARG_FLAG, OFF(sheaf_dump),
 	  .help = "rte_sheaf_dump() each sheaf pool after its scenario" },
 	{ "strict", NULL, PERF_ARG_FLAG, OFF(strict),
-	  .help = "exit 1 when an entry failed (default: only when a\n"
-		"pool lost objects)" },
+	  .help = "exit 1 when any entry failed (setup, a round, a\n"
+		"stall), missed rounds or lost objects, or a scenario\n"
+		"could not run (default: only when a pool lost objects)" },
 	{ "quiet", NULL, PERF_ARG_FLAG, OFF(quiet),
 	  .help = "no progress line on stderr" },
 	{ "list", NULL, PERF_ARG_FLAG, OFF(list),
@@ -534,7 +536,7 @@ perf_usage(FILE *f, const char *prg)
 		prg);
 	for (i = 0; i < RTE_DIM(perf_options); i++)
 		help_option(f, &perf_options[i]);
-	fprintf(f, "\nExit: 0 done, 1 a pool not whole (or --strict and a failure), 2 usage.\n");
+	fprintf(f, "\nExit: 0 done, 1 a pool not whole (or --strict and any failure), 2 usage.\n");
 }
 
 static int

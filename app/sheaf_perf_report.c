@@ -331,7 +331,13 @@ json_config(FILE *f, const struct perf_opts *o)
 	fprintf(f, "], \"main_lcore\": %u, \"baseline\": ",
 		rte_get_main_lcore());
 	json_str(f, o->ops[o->baseline].label);
-	fprintf(f, ", \"baseline_cache\": %u}", o->ops[o->baseline].cache);
+	fprintf(f, ", \"baseline_cache\": %u, \"ops\": [",
+		o->ops[o->baseline].cache);
+	for (i = 0; i < o->nb_ops; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_str(f, o->ops[i].arg);
+	}
+	fprintf(f, "]}");
 }
 
 static void
