@@ -8,7 +8,9 @@
  * For each scenario, every ops spec gets one pool, kept across rounds.
  * Round r measures every entry once, in a fixed order (or rotated with
  * --rotate), so each round compares entries under the same machine
- * conditions. After every measurement the pool must be whole again:
+ * conditions. The wall time of a measurement is read on the main lcore
+ * alone, from go to its stop: lcores' TSCs need not agree (VMs), so
+ * stamps of different lcores are never compared. After every measurement the pool must be whole again:
  * rte_mempool_avail_count() == size once all lcores are done.
  */
 
@@ -50,6 +52,8 @@ struct perf_ctx {
 	struct rte_ring **rings;      /* one per pair */
 	unsigned int nb_rings;
 	struct perf_sync *sync;
+	uint64_t t_go;                /* main's TSC at go */
+	uint64_t t_stop;              /* main's TSC at its stop */
 };
 
 static bool
@@ -240,19 +244,22 @@ measure_run(struct perf_ctx *c, unsigned int nb_remote, double seconds)
 	/* Acquire: pairs with each lcore's release of ready. */
 	while (__atomic_load_n(&sync->ready, __ATOMIC_ACQUIRE) < nb_remote)
 		rte_pause();
-	sync->deadline = rte_rdtsc() +
+	c->t_go = rte_rdtsc();
+	sync->deadline = c->t_go +
 		(uint64_t)(seconds * (double)rte_get_tsc_hz());
 	/* Release: publishes deadline to the lcores' acquire of go. */
 	__atomic_store_n(&sync->go, 1, __ATOMIC_RELEASE);
 
 	if (c->main_worker != NULL) {
 		perf_lcore_run(c->main_worker);
+		c->t_stop = c->main_worker->t_end;
 	} else {
 		/* Relaxed: stop carries no data (see perf_worker_should_stop). */
 		while (__atomic_load_n(&sync->stop, __ATOMIC_RELAXED) == 0 &&
 				rte_rdtsc() < sync->deadline)
 			rte_pause();
 		__atomic_store_n(&sync->stop, 1, __ATOMIC_RELAXED);
+		c->t_stop = rte_rdtsc();
 	}
 	/* The lcores' results are visible once their wait returns. */
 	for (i = 0; i < c->nb_workers; i++)
@@ -265,7 +272,6 @@ static const char *
 measure_collect(const struct perf_ctx *c, struct perf_sample *s)
 {
 	const uint64_t hz = rte_get_tsc_hz();
-	uint64_t t0 = UINT64_MAX, t1 = 0;
 	const struct perf_worker *w;
 	const char *reason = NULL;
 	unsigned int i;
@@ -277,18 +283,17 @@ measure_collect(const struct perf_ctx *c, struct perf_sample *s)
 		s->objects += w->objects;
 		s->get_fail += w->get_fail;
 		s->rearm_partial += w->rearm_partial;
-		if (w->t_start == 0)
-			continue;
-		t0 = RTE_MIN(t0, w->t_start);
-		t1 = RTE_MAX(t1, w->t_end);
-		s->lcore_cycles += w->t_end - w->t_start;
+		/* Each lcore's own TSC, so its difference only. */
+		if (w->t_start != 0 && w->t_end > w->t_start)
+			s->lcore_cycles += w->t_end - w->t_start;
 	}
 	for (i = 0; i < c->nb_rings && reason == NULL; i++)
 		if (rte_ring_count(c->rings[i]) != 0)
 			reason = "ring not drained";
 	if (reason == NULL && s->objects == 0)
 		reason = "no object moved";
-	s->wall_cycles = t1 > t0 ? t1 - t0 : 0;
+	/* Main's TSC alone: the lcores' TSCs need not agree. */
+	s->wall_cycles = c->t_stop > c->t_go ? c->t_stop - c->t_go : 0;
 	if (s->objects != 0 && s->wall_cycles != 0) {
 		s->mobjs = (double)s->objects * (double)hz /
 			(double)s->wall_cycles / 1e6;

@@ -135,8 +135,8 @@ struct perf_worker {
 	uint32_t done;            /**< Producer: nothing more to enqueue. */
 	/* Results, read by main after rte_eal_wait_lcore(). */
 	uint64_t objects;         /**< Objects through get and put. */
-	uint64_t t_start;         /**< TSC at go. */
-	uint64_t t_end;           /**< TSC at stop. */
+	uint64_t t_start;         /**< This lcore's TSC at go; 0: untimed. */
+	uint64_t t_end;           /**< This lcore's TSC at stop. */
 	uint64_t get_fail;        /**< Failed get calls. */
 	uint64_t rearm_partial;   /**< rx: rearms short of the deficit. */
 	char reason[PERF_REASON_LEN]; /**< Non-empty: the run failed. */
@@ -183,7 +183,7 @@ enum perf_status {
 struct perf_sample {
 	enum perf_status status;
 	uint64_t objects;
-	uint64_t wall_cycles;   /**< First start to last stop. */
+	uint64_t wall_cycles;   /**< Main lcore's TSC, go to its stop. */
 	uint64_t lcore_cycles;  /**< Sum over lcores of their busy time. */
 	uint64_t get_fail;
 	uint64_t rearm_partial;

@@ -701,6 +701,7 @@ rcu_reader(struct perf_worker *w, struct perf_rcu *r, unsigned int id)
 		rte_rcu_qsbr_quiescent(r->v, id);
 		rte_pause();
 	}
+	w->t_end = rte_rdtsc();
 	rte_rcu_qsbr_thread_offline(r->v, id);
 }
 
