@@ -191,6 +191,7 @@ measure_reset(struct perf_ctx *c, struct perf_entry *e,
 		w = &c->workers[i];
 		w->mp = e->mp;
 		w->priv = e->priv;
+		w->kind = e->kind;
 		w->done = 0;
 		w->objects = 0;
 		w->t_start = 0;
@@ -303,20 +304,29 @@ measure_collect(const struct perf_ctx *c, struct perf_sample *s)
 	return reason;
 }
 
-/* The pool must be whole after a measurement; the entry keeps why not. */
+/*
+ * The pool (the limit row: its rings) must be whole after a measurement;
+ * the entry keeps why not.
+ */
 static void
 measure_check_whole(struct perf_entry *e, struct perf_sample *s)
 {
+	unsigned int size = 0;
+
 	s->whole = true;
-	if (e->mp == NULL)
-		return;
-	s->whole = pool_whole(e, &s->avail);
+	if (e->mp != NULL) {
+		s->whole = pool_whole(e, &s->avail);
+		size = e->mp->size;
+	} else if (e->kind == PERF_ENTRY_LIMIT && e->priv != NULL) {
+		s->avail = perf_limit_avail(e, &size);
+		s->whole = s->avail == size;
+	}
 	if (!s->whole && !e->not_whole) {
 		e->not_whole = true;
 		if (e->reason[0] == '\0')
 			snprintf(e->reason, sizeof(e->reason),
 				"%u of %u objects available after a run",
-				s->avail, e->mp->size);
+				s->avail, size);
 	}
 }
 
@@ -356,6 +366,7 @@ ctx_setup_workers(struct perf_ctx *c, unsigned int nb)
 		w->sync = c->sync;
 		w->opts = o;
 		w->lcore_id = o->lcores[i];
+		w->index = i;
 		w->mbuf = c->sc->pool == PERF_POOL_MBUF;
 		w->held = rte_zmalloc_socket("perf_held", held,
 			RTE_CACHE_LINE_SIZE,
@@ -468,7 +479,7 @@ progress_sample(const struct perf_ctx *c, unsigned int round,
 
 	if (c->o->quiet)
 		return;
-	if (e->ops != NULL)
+	if (e->kind == PERF_ENTRY_OPS)
 		snprintf(name, sizeof(name), "%s:%u", e->ops->label,
 			e->ops->cache);
 	else
@@ -488,23 +499,53 @@ progress_clear(const struct perf_opts *o)
 		fprintf(stderr, "\r\033[K");
 }
 
-/* The entries of a scenario: one per ops spec, then the ceiling row. */
+/* The floor row's ops: the app's own perf_floor driver, no DPDK cache. */
+static const struct perf_ops_spec floor_spec = {
+	.name = PERF_FLOOR_OPS_NAME,
+	.label = "floor",
+	.arg = PERF_FLOOR_OPS_NAME ":0",
+};
+
+/* The rows a scenario adds to the ops specs' (see perf_entry_kind). */
+static unsigned int
+entries_extra(const struct perf_scenario *sc, enum perf_entry_kind *kinds)
+{
+	unsigned int n = 0;
+
+	if (sc->floor)
+		kinds[n++] = PERF_ENTRY_FLOOR;
+	if (sc->limit)
+		kinds[n++] = PERF_ENTRY_LIMIT;
+	if (sc->ceiling)
+		kinds[n++] = PERF_ENTRY_CEILING;
+	return n;
+}
+
+/* The entries of a scenario: one per ops spec, then its extra rows. */
 static int
 entries_alloc(const struct perf_opts *o, const struct perf_scenario *sc,
 	struct perf_result *res)
 {
-	unsigned int i, nb = o->nb_ops + (sc->ceiling ? 1 : 0);
+	enum perf_entry_kind extra[3];
+	unsigned int i, nb = o->nb_ops + entries_extra(sc, extra);
 	struct perf_entry *e;
 
 	res->sc = sc;
+	res->ref = -1;
 	res->entries = calloc(nb, sizeof(*res->entries));
 	if (res->entries == NULL)
 		return -ENOMEM;
 	res->nb_entries = nb;
 	for (i = 0; i < nb; i++) {
 		e = &res->entries[i];
-		e->ops = i < o->nb_ops ? &o->ops[i] : NULL;
+		e->kind = i < o->nb_ops ? PERF_ENTRY_OPS : extra[i - o->nb_ops];
+		e->ops = e->kind == PERF_ENTRY_OPS ? &o->ops[i] :
+			e->kind == PERF_ENTRY_FLOOR ? &floor_spec : NULL;
 		e->baseline = i == o->baseline;
+		/* The share refers to the floor, else to the limit. */
+		if ((e->kind == PERF_ENTRY_FLOOR ||
+				e->kind == PERF_ENTRY_LIMIT) && res->ref < 0)
+			res->ref = (int)i;
 		e->rounds = calloc(o->rounds, sizeof(*e->rounds));
 		if (e->rounds == NULL)
 			return -ENOMEM;
@@ -522,6 +563,10 @@ entries_setup(struct perf_ctx *c, struct perf_result *res)
 
 	for (i = 0; i < res->nb_entries; i++) {
 		e = &res->entries[i];
+		if (e->kind == PERF_ENTRY_LIMIT &&
+				perf_limit_setup(c->o, e, e->reason,
+					sizeof(e->reason)) != 0)
+			e->status = PERF_FAILED;
 		if (e->ops == NULL)
 			continue;
 		if (sc->sheaf_only && !entry_is_sheaf(e)) {
@@ -601,6 +646,8 @@ entries_release(const struct perf_ctx *c, struct perf_result *res)
 			rte_sheaf_dump(stdout, e->mp);
 		if (c->sc->teardown != NULL && e->mp != NULL)
 			c->sc->teardown(e);
+		if (e->kind == PERF_ENTRY_LIMIT)
+			perf_limit_teardown(e);
 		rte_mempool_free(e->mp);
 		e->mp = NULL;
 	}
@@ -650,7 +697,10 @@ print_header(const struct perf_opts *o)
 		o->touch ? ", touch" : "", o->rotate ? ", rotated" : "");
 	printf("Mobj/s: objects through get and put per wall second, all lcores; "
 		"cyc/obj: TSC cycles of all lcores per object; "
-		"ratio: median of per-round ratios to the baseline\n\n");
+		"ratio: median of per-round ratios to the baseline; "
+		"share: the same to the scenario's floor row (local, mbuf, "
+		"rx-burst: the perf_floor ops) or limit row (pipeline: a ring "
+		"carries the pointers back)\n\n");
 	fflush(stdout);
 }
 

@@ -16,8 +16,10 @@
  *   perf_opts      the command line, read-only once parsed.
  *   perf_scenario  a row of the scenario table: pool kind, lcore layout
  *                  and the body each lcore runs.
- *   perf_entry     one (scenario, ops) row of the report: its pool, kept
- *                  across rounds, and the samples of every round.
+ *   perf_entry     one row of the report: a scenario measured with one
+ *                  ops spec (or a yardstick row: floor, limit,
+ *                  ceiling), its pool, kept across rounds, and the
+ *                  samples of every round.
  *   perf_sync      the flags one measurement's lcores meet on.
  *   perf_worker    one lcore's part in a measurement, and its result.
  */
@@ -32,6 +34,8 @@
 #include <rte_ring.h>
 
 #include "rte_sheaf.h"
+
+#include "perf_floor.h"
 
 /* Limits of the options, each with its reason. */
 #define PERF_ROUNDS_MAX 1000     /* rounds: keeps a run finite */
@@ -65,6 +69,16 @@ enum perf_pool_kind {
 enum perf_layout {
 	PERF_LAYOUT_ALL,   /**< Every lcore runs the same role. */
 	PERF_LAYOUT_PAIRS, /**< Consumer, producer, consumer, producer... */
+};
+
+/** What a row of the report measures. */
+enum perf_entry_kind {
+	PERF_ENTRY_OPS,     /**< A pool of one --ops spec. */
+	PERF_ENTRY_FLOOR,   /**< A pool of the app's perf_floor ops. */
+	PERF_ENTRY_LIMIT,   /**< pipeline, no pool: a ring per pair carries
+			     *   the pointers back to the producer.
+			     */
+	PERF_ENTRY_CEILING, /**< pipeline, no pool: pointers go round. */
 };
 
 /** Roles of an lcore in a measurement. */
@@ -123,12 +137,14 @@ struct perf_worker {
 	const struct perf_scenario *sc;
 	struct perf_sync *sync;
 	const struct perf_opts *opts;
-	struct rte_mempool *mp;   /**< NULL for a ceiling row. */
+	struct rte_mempool *mp;   /**< NULL for limit, ceiling rows. */
 	void *priv;               /**< The entry's scenario state. */
+	enum perf_entry_kind kind; /**< Of the entry measured. */
 	struct rte_ring *ring;    /**< Pairs layout: the pair's ring. */
 	struct perf_worker *peer; /**< Pairs layout: the other end. */
 	void **held;              /**< (window + 1) * bulk slots. */
 	unsigned int lcore_id;
+	unsigned int index;       /**< Position in --lcores. */
 	enum perf_role role;
 	bool mbuf;                /**< Objects are mbufs. */
 	bool timekeeper;          /**< Stores stop at the deadline. */
@@ -149,7 +165,9 @@ struct perf_scenario {
 	const char *help;
 	enum perf_pool_kind pool;
 	enum perf_layout layout;
-	bool ceiling;             /**< Adds a row run with no mempool. */
+	bool floor;               /**< Adds the floor row, the share's base. */
+	bool limit;               /**< Adds the limit row, the share's base. */
+	bool ceiling;             /**< Adds the ceiling row. */
 	bool sheaf_only;          /**< Other ops' rows report n/a. */
 	bool rearms;              /**< get_fail, rearm_partial are rearms. */
 	/** Objects per pool; NULL: --pool-size. */
@@ -191,13 +209,16 @@ struct perf_sample {
 	double cycles_per_obj;  /**< lcore_cycles / objects. */
 	double ratio;           /**< mobjs / baseline's mobjs, same round. */
 	bool has_ratio;
+	double share;           /**< mobjs / floor's or limit's, same round. */
+	bool has_share;
 	bool whole;             /**< Pool whole after the run. */
 	unsigned int avail;     /**< rte_mempool_avail_count() after. */
 };
 
 /** One row of the report: a scenario measured with one ops spec. */
 struct perf_entry {
-	const struct perf_ops_spec *ops; /**< NULL: the ceiling row. */
+	enum perf_entry_kind kind;
+	const struct perf_ops_spec *ops; /**< NULL: limit, ceiling rows. */
 	bool baseline;
 	struct rte_mempool *mp;
 	void *priv;                      /**< Scenario state, see setup. */
@@ -211,6 +232,8 @@ struct perf_entry {
 	double cpo_med;
 	unsigned int nb_ratio;
 	double ratio_med, ratio_min, ratio_max;
+	unsigned int nb_share;
+	double share_med, share_min, share_max;
 	uint64_t get_fail;
 	uint64_t rearm_partial;
 };
@@ -220,6 +243,7 @@ struct perf_result {
 	const struct perf_scenario *sc;
 	struct perf_entry *entries;
 	unsigned int nb_entries;
+	int ref;  /**< Entry the share refers to (floor, limit); -1: none. */
 };
 
 /* sheaf_perf_opts.c */
@@ -252,6 +276,13 @@ perf_worker_should_stop(struct perf_worker *w)
 	/* Relaxed: a late read only runs one more iteration. */
 	return __atomic_load_n(&s->stop, __ATOMIC_RELAXED) != 0;
 }
+
+/* pipeline's limit row: setup, teardown, objects back home. */
+int perf_limit_setup(const struct perf_opts *o, struct perf_entry *e,
+	char *err, size_t len);
+void perf_limit_teardown(struct perf_entry *e);
+unsigned int perf_limit_avail(const struct perf_entry *e,
+	unsigned int *size);
 
 /* sheaf_perf_report.c */
 void perf_summarise(const struct perf_opts *o, struct perf_result *r);

@@ -25,7 +25,9 @@
 const char *
 perf_entry_label(const struct perf_entry *e)
 {
-	return e->ops != NULL ? e->ops->label : "ceiling";
+	if (e->ops != NULL)
+		return e->ops->label;
+	return e->kind == PERF_ENTRY_LIMIT ? "limit" : "ceiling";
 }
 
 unsigned int
@@ -52,10 +54,46 @@ median(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Median, min and max of the n values of v (sorted). */
+static void
+spread(double *v, unsigned int n, double *med, double *min, double *max)
+{
+	*med = median(v, n);
+	*min = n ? v[0] : 0;
+	*max = n ? v[n - 1] : 0;
+}
+
+/* Per-round ratios of e to the baseline b and to the reference ref. */
+static void
+summarise_rounds(const struct perf_opts *o, struct perf_entry *e,
+	const struct perf_entry *b, const struct perf_entry *ref)
+{
+	unsigned int r;
+
+	e->get_fail = 0;
+	e->rearm_partial = 0;
+	for (r = 0; r < o->rounds; r++) {
+		struct perf_sample *s = &e->rounds[r];
+		const struct perf_sample *bs = &b->rounds[r];
+		const struct perf_sample *rs = ref != NULL ? &ref->rounds[r] :
+			NULL;
+
+		e->get_fail += s->get_fail;
+		e->rearm_partial += s->rearm_partial;
+		s->has_ratio = s->status == PERF_OK &&
+			bs->status == PERF_OK && bs->mobjs > 0;
+		s->ratio = s->has_ratio ? s->mobjs / bs->mobjs : 0;
+		s->has_share = s->status == PERF_OK && rs != NULL &&
+			rs->status == PERF_OK && rs->mobjs > 0;
+		s->share = s->has_share ? s->mobjs / rs->mobjs : 0;
+	}
+}
+
 void
 perf_summarise(const struct perf_opts *o, struct perf_result *res)
 {
-	const struct perf_entry *base = &res->entries[o->baseline];
+	const struct perf_entry *ref = res->ref >= 0 ?
+		&res->entries[res->ref] : NULL;
 	double *v = calloc(o->rounds, sizeof(*v));
 	unsigned int i, r, n;
 
@@ -63,40 +101,28 @@ perf_summarise(const struct perf_opts *o, struct perf_result *res)
 		return;
 	for (i = 0; i < res->nb_entries; i++) {
 		struct perf_entry *e = &res->entries[i];
+		const struct perf_sample *p = e->rounds;
 
-		e->get_fail = 0;
-		e->rearm_partial = 0;
-		for (r = 0; r < o->rounds; r++) {
-			struct perf_sample *s = &e->rounds[r];
-			const struct perf_sample *b = &base->rounds[r];
-
-			e->get_fail += s->get_fail;
-			e->rearm_partial += s->rearm_partial;
-			s->has_ratio = s->status == PERF_OK &&
-				b->status == PERF_OK && b->mobjs > 0;
-			s->ratio = s->has_ratio ? s->mobjs / b->mobjs : 0;
-		}
-
+		summarise_rounds(o, e, &res->entries[o->baseline], ref);
 		for (n = 0, r = 0; r < o->rounds; r++)
-			if (e->rounds[r].status == PERF_OK)
-				v[n++] = e->rounds[r].mobjs;
+			if (p[r].status == PERF_OK)
+				v[n++] = p[r].mobjs;
 		e->nb_ok = n;
-		e->mobjs_med = median(v, n);
-		e->mobjs_min = n ? v[0] : 0;
-		e->mobjs_max = n ? v[n - 1] : 0;
-
+		spread(v, n, &e->mobjs_med, &e->mobjs_min, &e->mobjs_max);
 		for (n = 0, r = 0; r < o->rounds; r++)
-			if (e->rounds[r].status == PERF_OK)
-				v[n++] = e->rounds[r].cycles_per_obj;
+			if (p[r].status == PERF_OK)
+				v[n++] = p[r].cycles_per_obj;
 		e->cpo_med = median(v, n);
-
 		for (n = 0, r = 0; r < o->rounds; r++)
-			if (e->rounds[r].has_ratio)
-				v[n++] = e->rounds[r].ratio;
+			if (p[r].has_ratio)
+				v[n++] = p[r].ratio;
 		e->nb_ratio = n;
-		e->ratio_med = median(v, n);
-		e->ratio_min = n ? v[0] : 0;
-		e->ratio_max = n ? v[n - 1] : 0;
+		spread(v, n, &e->ratio_med, &e->ratio_min, &e->ratio_max);
+		for (n = 0, r = 0; r < o->rounds; r++)
+			if (p[r].has_share)
+				v[n++] = p[r].share;
+		e->nb_share = n;
+		spread(v, n, &e->share_med, &e->share_min, &e->share_max);
 	}
 	free(v);
 }
@@ -136,9 +162,9 @@ perf_print_table(FILE *f, const struct perf_opts *o,
 	unsigned int i;
 
 	fprintf(f, "== %s: %s ==\n", res->sc->name, res->sc->help);
-	fprintf(f, "%-18s %5s %9s %9s %9s %8s %7s %7s %7s  %s\n",
+	fprintf(f, "%-18s %5s %9s %9s %9s %8s %7s %7s %7s %7s  %s\n",
 		"ops", "cache", "Mobj/s", "min", "max", "cyc/obj", "ratio",
-		"r.min", "r.max", "status");
+		"r.min", "r.max", "share", "status");
 	for (i = 0; i < res->nb_entries; i++) {
 		const struct perf_entry *e = &res->entries[i];
 
@@ -153,10 +179,14 @@ perf_print_table(FILE *f, const struct perf_opts *o,
 		else
 			fprintf(f, "%9s %9s %9s %8s ", "-", "-", "-", "-");
 		if (e->nb_ratio != 0)
-			fprintf(f, "%7.3f %7.3f %7.3f  ", e->ratio_med,
+			fprintf(f, "%7.3f %7.3f %7.3f ", e->ratio_med,
 				e->ratio_min, e->ratio_max);
 		else
-			fprintf(f, "%7s %7s %7s  ", "-", "-", "-");
+			fprintf(f, "%7s %7s %7s ", "-", "-", "-");
+		if (e->nb_share != 0)
+			fprintf(f, "%7.3f  ", e->share_med);
+		else
+			fprintf(f, "%7s  ", "-");
 		fprintf(f, "%s\n", entry_status(o, res, e, status, sizeof(status)));
 	}
 	fprintf(f, "\n");
@@ -204,13 +234,22 @@ csv_entry_head(FILE *f, const char *kind, const struct perf_result *res,
 	const struct perf_entry *e)
 {
 	fprintf(f, "%s,%s,%s,", kind, res->sc->name,
-		e->ops != NULL ? e->ops->name : "ceiling");
+		e->ops != NULL ? e->ops->name : perf_entry_label(e));
 	if (e->ops != NULL)
 		fprintf(f, "%u,%u,", e->ops->cache, e->ops->sheaf.capacity);
 	else
 		fprintf(f, ",,");
 	csv_str(f, perf_entry_label(e));
 	fprintf(f, ",%d,", e->baseline);
+}
+
+/* A CSV number field (then a comma), empty where there is none. */
+static void
+csv_num(FILE *f, bool has, const char *fmt, double v)
+{
+	if (has)
+		fprintf(f, fmt, v);
+	fputc(',', f);
 }
 
 static void
@@ -225,16 +264,9 @@ csv_round(FILE *f, const struct perf_result *res, const struct perf_entry *e,
 		p->lcore_cycles, p->mobjs, p->cycles_per_obj);
 	if (p->has_ratio)
 		fprintf(f, "%.5f", p->ratio);
-	fprintf(f, ",,,,,,%" PRIu64 ",%d,\n", p->get_fail, p->whole);
-}
-
-/* A CSV number field (then a comma), empty where there is none. */
-static void
-csv_num(FILE *f, bool has, const char *fmt, double v)
-{
-	if (has)
-		fprintf(f, fmt, v);
-	fputc(',', f);
+	fprintf(f, ",,,,,,%" PRIu64 ",%d,,", p->get_fail, p->whole);
+	csv_num(f, p->has_share, "%.5f", p->share);
+	fprintf(f, ",\n");
 }
 
 static void
@@ -253,6 +285,11 @@ csv_summary(FILE *f, const struct perf_result *res,
 	fprintf(f, "%u,%" PRIu64 ",%d,", e->nb_ok, e->get_fail,
 		!e->not_whole);
 	csv_str(f, e->reason);
+	fputc(',', f);
+	csv_num(f, e->nb_share != 0, "%.5f", e->share_med);
+	csv_num(f, e->nb_share != 0, "%.5f", e->share_min);
+	if (e->nb_share != 0)
+		fprintf(f, "%.5f", e->share_max);
 	fputc('\n', f);
 }
 
@@ -271,7 +308,7 @@ perf_write_csv(const char *path, const struct perf_opts *o,
 	fprintf(f, "kind,scenario,ops,cache,capacity,label,baseline,round,"
 		"status,objects,wall_cycles,lcore_cycles,mobjs,cycles_per_obj,"
 		"ratio,mobjs_min,mobjs_max,ratio_min,ratio_max,rounds_ok,"
-		"get_fail,whole,reason\n");
+		"get_fail,whole,reason,share,share_min,share_max\n");
 	for (s = 0; s < nb; s++)
 		for (i = 0; i < res[s].nb_entries; i++) {
 			for (r = 0; r < o->rounds; r++)
@@ -302,14 +339,14 @@ json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* A number, or null where there is none. */
+/* ", "key": v", or null where there is none. */
 static void
-json_num(FILE *f, bool has, double v)
+json_num(FILE *f, const char *key, bool has, double v)
 {
 	if (has)
-		fprintf(f, "%.6g", v);
+		fprintf(f, ", \"%s\": %.6g", key, v);
 	else
-		fprintf(f, "null");
+		fprintf(f, ", \"%s\": null", key);
 }
 
 static void
@@ -341,12 +378,47 @@ json_config(FILE *f, const struct perf_opts *o)
 }
 
 static void
+json_summary(FILE *f, const struct perf_entry *e)
+{
+	fprintf(f, ",\n       \"summary\": {\"rounds_ok\": %u", e->nb_ok);
+	json_num(f, "mobjs", e->nb_ok != 0, e->mobjs_med);
+	json_num(f, "mobjs_min", e->nb_ok != 0, e->mobjs_min);
+	json_num(f, "mobjs_max", e->nb_ok != 0, e->mobjs_max);
+	json_num(f, "cycles_per_obj", e->nb_ok != 0, e->cpo_med);
+	json_num(f, "ratio", e->nb_ratio != 0, e->ratio_med);
+	json_num(f, "ratio_min", e->nb_ratio != 0, e->ratio_min);
+	json_num(f, "ratio_max", e->nb_ratio != 0, e->ratio_max);
+	json_num(f, "share", e->nb_share != 0, e->share_med);
+	json_num(f, "share_min", e->nb_share != 0, e->share_min);
+	json_num(f, "share_max", e->nb_share != 0, e->share_max);
+	fprintf(f, ", \"get_fail\": %" PRIu64 "}", e->get_fail);
+}
+
+static void
+json_round(FILE *f, const struct perf_sample *p, unsigned int r)
+{
+	fprintf(f, "%s\n        {\"round\": %u, \"status\": ", r ? "," : "",
+		r);
+	json_str(f, status_name(p->status));
+	fprintf(f, ", \"objects\": %" PRIu64 ", \"wall_cycles\": %" PRIu64
+		", \"lcore_cycles\": %" PRIu64, p->objects, p->wall_cycles,
+		p->lcore_cycles);
+	json_num(f, "mobjs", p->status == PERF_OK, p->mobjs);
+	json_num(f, "cycles_per_obj", p->status == PERF_OK,
+		p->cycles_per_obj);
+	json_num(f, "ratio", p->has_ratio, p->ratio);
+	json_num(f, "share", p->has_share, p->share);
+	fprintf(f, ", \"get_fail\": %" PRIu64 ", \"whole\": %s}",
+		p->get_fail, p->whole ? "true" : "false");
+}
+
+static void
 json_entry(FILE *f, const struct perf_opts *o, const struct perf_entry *e)
 {
 	unsigned int r;
 
 	fprintf(f, "{\"ops\": ");
-	json_str(f, e->ops != NULL ? e->ops->name : "ceiling");
+	json_str(f, e->ops != NULL ? e->ops->name : perf_entry_label(e));
 	fprintf(f, ", \"label\": ");
 	json_str(f, perf_entry_label(e));
 	if (e->ops != NULL)
@@ -359,40 +431,10 @@ json_entry(FILE *f, const struct perf_opts *o, const struct perf_entry *e)
 	json_str(f, entry_status_name(e));
 	fprintf(f, ", \"reason\": ");
 	json_str(f, e->reason);
-	fprintf(f, ",\n       \"summary\": {\"rounds_ok\": %u, \"mobjs\": ",
-		e->nb_ok);
-	json_num(f, e->nb_ok != 0, e->mobjs_med);
-	fprintf(f, ", \"mobjs_min\": ");
-	json_num(f, e->nb_ok != 0, e->mobjs_min);
-	fprintf(f, ", \"mobjs_max\": ");
-	json_num(f, e->nb_ok != 0, e->mobjs_max);
-	fprintf(f, ", \"cycles_per_obj\": ");
-	json_num(f, e->nb_ok != 0, e->cpo_med);
-	fprintf(f, ", \"ratio\": ");
-	json_num(f, e->nb_ratio != 0, e->ratio_med);
-	fprintf(f, ", \"ratio_min\": ");
-	json_num(f, e->nb_ratio != 0, e->ratio_min);
-	fprintf(f, ", \"ratio_max\": ");
-	json_num(f, e->nb_ratio != 0, e->ratio_max);
-	fprintf(f, ", \"get_fail\": %" PRIu64 "},\n       \"rounds\": [",
-		e->get_fail);
-	for (r = 0; r < o->rounds; r++) {
-		const struct perf_sample *p = &e->rounds[r];
-
-		fprintf(f, "%s\n        {\"round\": %u, \"status\": ",
-			r ? "," : "", r);
-		json_str(f, status_name(p->status));
-		fprintf(f, ", \"objects\": %" PRIu64 ", \"wall_cycles\": %"
-			PRIu64 ", \"lcore_cycles\": %" PRIu64 ", \"mobjs\": ",
-			p->objects, p->wall_cycles, p->lcore_cycles);
-		json_num(f, p->status == PERF_OK, p->mobjs);
-		fprintf(f, ", \"cycles_per_obj\": ");
-		json_num(f, p->status == PERF_OK, p->cycles_per_obj);
-		fprintf(f, ", \"ratio\": ");
-		json_num(f, p->has_ratio, p->ratio);
-		fprintf(f, ", \"get_fail\": %" PRIu64 ", \"whole\": %s}",
-			p->get_fail, p->whole ? "true" : "false");
-	}
+	json_summary(f, e);
+	fprintf(f, ",\n       \"rounds\": [");
+	for (r = 0; r < o->rounds; r++)
+		json_round(f, &e->rounds[r], r);
 	fprintf(f, "]}");
 }
 

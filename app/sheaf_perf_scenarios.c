@@ -173,31 +173,164 @@ churn_body(struct perf_worker *w)
 }
 
 /*
- * pipeline producer: allocates bulks and hands them to its consumer
- * through an SP/SC ring. With no mempool (the ceiling row) it hands the
- * same fixed set of pointers round, which are never dereferenced.
+ * pipeline's limit row: no mempool. Each pair has a second SP/SC ring
+ * that carries the pointers back from the consumer to the producer,
+ * primed with the pair's share of --pool-size objects. That is the
+ * ideal pool for one producer and one consumer: one ring operation a
+ * bulk on each side, no cache, no lock, nothing shared beyond the two
+ * lcores. It is the share's reference in the pipeline table.
+ */
+struct perf_limit {
+	void *mem;                /* the objects, obj_size bytes each */
+	unsigned int per_pair;    /* objects each back ring starts with */
+	unsigned int nb_back;
+	struct rte_ring *back[];  /* one per pair */
+};
+
+/* The pair's back ring of a limit row, or NULL for any other row. */
+static inline struct rte_ring *
+limit_back(const struct perf_worker *w)
+{
+	const struct perf_limit *l = w->priv;
+
+	return w->kind == PERF_ENTRY_LIMIT ? l->back[w->index / 2] : NULL;
+}
+
+void
+perf_limit_teardown(struct perf_entry *e)
+{
+	struct perf_limit *l = e->priv;
+	unsigned int i;
+
+	if (l == NULL)
+		return;
+	for (i = 0; i < l->nb_back; i++)
+		rte_ring_free(l->back[i]);
+	rte_free(l->mem);
+	rte_free(l);
+	e->priv = NULL;
+}
+
+/* One back ring per pair, holding its share of the objects. */
+static int
+limit_rings(const struct perf_opts *o, struct perf_limit *l)
+{
+	char name[RTE_RING_NAMESIZE];
+	unsigned int i, k;
+	void *obj;
+
+	for (i = 0; i < l->nb_back; i++) {
+		snprintf(name, sizeof(name), "perf_back%u", i);
+		l->back[i] = rte_ring_create(name, l->per_pair,
+			(int)rte_lcore_to_socket_id(o->lcores[2 * i + 1]),
+			RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
+		if (l->back[i] == NULL)
+			return -1;
+		for (k = 0; k < l->per_pair; k++) {
+			obj = RTE_PTR_ADD(l->mem, ((size_t)i * l->per_pair + k) *
+				o->obj_size);
+			rte_ring_sp_enqueue(l->back[i], obj);
+		}
+	}
+	return 0;
+}
+
+int
+perf_limit_setup(const struct perf_opts *o, struct perf_entry *e,
+	char *err, size_t len)
+{
+	unsigned int pairs = o->nb_lcores / 2;
+	struct perf_limit *l;
+
+	l = rte_zmalloc("perf_limit", sizeof(*l) + pairs * sizeof(l->back[0]),
+		RTE_CACHE_LINE_SIZE);
+	e->priv = l;
+	if (l == NULL)
+		goto fail;
+	l->nb_back = pairs;
+	l->per_pair = o->pool_size / pairs;
+	l->mem = rte_malloc("perf_limit_objs",
+		(size_t)l->per_pair * pairs * o->obj_size, RTE_CACHE_LINE_SIZE);
+	if (l->mem != NULL && limit_rings(o, l) == 0)
+		return 0;
+fail:
+	snprintf(err, len, "limit setup: %s", rte_strerror(
+		l != NULL && l->mem != NULL ? rte_errno : ENOMEM));
+	perf_limit_teardown(e);
+	return -1;
+}
+
+unsigned int
+perf_limit_avail(const struct perf_entry *e, unsigned int *size)
+{
+	const struct perf_limit *l = e->priv;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < l->nb_back; i++)
+		n += rte_ring_count(l->back[i]);
+	*size = l->per_pair * l->nb_back;
+	return n;
+}
+
+/*
+ * A bulk for the producer: from the pool, from the back ring (limit), or
+ * nothing to do (ceiling). 0, or -1 when it gave up (stop, stall).
+ */
+static int
+pipeline_get(struct perf_worker *w, struct rte_ring *back, void **objs)
+{
+	const unsigned int bulk = w->opts->bulk;
+
+	if (back == NULL)
+		return w->mp != NULL ? obj_get_wait(w, objs, bulk) : 0;
+	/* The consumer is about to give some back: no stall to fear. */
+	while (rte_ring_sc_dequeue_bulk(back, objs, bulk, NULL) == 0) {
+		w->get_fail++;
+		if (perf_worker_should_stop(w))
+			return -1;
+		rte_pause();
+	}
+	return 0;
+}
+
+/* Objects back to the pool, or to the back ring (limit). */
+static inline void
+pipeline_put(struct perf_worker *w, struct rte_ring *back, void **objs,
+	unsigned int n)
+{
+	if (back != NULL)
+		/* Room for every object of the pair: never short. */
+		rte_ring_sp_enqueue_burst(back, objs, n, NULL);
+	else if (w->mp != NULL)
+		obj_put(w, objs, n);
+}
+
+/*
+ * pipeline producer: gets bulks and hands them to its consumer through
+ * an SP/SC ring. With no mempool, the limit row takes them from its back
+ * ring; the ceiling row hands the same fixed set of pointers round,
+ * never dereferenced.
  */
 static void
 pipeline_producer(struct perf_worker *w)
 {
+	struct rte_ring *back = limit_back(w);
 	const unsigned int bulk = w->opts->bulk;
+	const bool ceiling = w->mp == NULL && back == NULL;
 	void **objs = w->held;
 	bool holding = false;
 	unsigned int i;
 
-	if (w->mp == NULL) {
-		for (i = 0; i < bulk; i++)
-			objs[i] = &objs[i];
-	}
+	for (i = 0; ceiling && i < bulk; i++)
+		objs[i] = &objs[i];
 	perf_worker_wait_go(w);
 
 	while (!perf_worker_should_stop(w)) {
 		if (!holding) {
-			if (w->mp != NULL) {
-				if (obj_get_wait(w, objs, bulk) != 0)
-					break;
+			if (pipeline_get(w, back, objs) != 0)
+				break;
+			if (!ceiling)
 				obj_touch(w, objs, bulk);
-			}
 			holding = true;
 		}
 		if (rte_ring_sp_enqueue_bulk(w->ring, objs, bulk, NULL) != 0)
@@ -207,8 +340,14 @@ pipeline_producer(struct perf_worker *w)
 	}
 	w->t_end = rte_rdtsc();
 
-	if (holding && w->mp != NULL)
-		obj_put(w, objs, bulk);
+	/* The back ring has one producer, the consumer: a held bulk goes
+	 * the consumer's way, and its drain takes it home.
+	 */
+	while (holding && back != NULL &&
+			rte_ring_sp_enqueue_bulk(w->ring, objs, bulk, NULL) == 0)
+		rte_pause();
+	if (holding && back == NULL)
+		pipeline_put(w, NULL, objs, bulk);
 	/* Release: a consumer that sees done sees all enqueues above. */
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 }
@@ -217,6 +356,7 @@ pipeline_producer(struct perf_worker *w)
 static void
 pipeline_consumer(struct perf_worker *w)
 {
+	struct rte_ring *back = limit_back(w);
 	const unsigned int bulk = w->opts->bulk;
 	void **objs = w->held;
 	unsigned int n;
@@ -228,8 +368,7 @@ pipeline_consumer(struct perf_worker *w)
 		n = rte_ring_sc_dequeue_burst(w->ring, objs, bulk, NULL);
 		if (n == 0)
 			continue;
-		if (w->mp != NULL)
-			obj_put(w, objs, n);
+		pipeline_put(w, back, objs, n);
 		w->objects += n;
 	}
 	w->t_end = rte_rdtsc();
@@ -239,14 +378,12 @@ pipeline_consumer(struct perf_worker *w)
 		/* Acquire: pairs with the producer's release of done. */
 		done = __atomic_load_n(&w->peer->done, __ATOMIC_ACQUIRE);
 		n = rte_ring_sc_dequeue_burst(w->ring, objs, bulk, NULL);
-		if (n != 0) {
-			if (w->mp != NULL)
-				obj_put(w, objs, n);
-		} else if (done) {
+		if (n != 0)
+			pipeline_put(w, back, objs, n);
+		else if (done)
 			break;
-		} else {
+		else
 			rte_pause();
-		}
 	}
 }
 
@@ -708,16 +845,10 @@ rcu_reader(struct perf_worker *w, struct perf_rcu *r, unsigned int id)
 static void
 rcu_body(struct perf_worker *w)
 {
-	const struct perf_opts *o = w->opts;
-	unsigned int i;
-
-	for (i = 0; i < o->nb_lcores; i++)
-		if (o->lcores[i] == w->lcore_id)
-			break;
-	if (i == 0)
+	if (w->index == 0)
 		rcu_writer(w, w->priv);
 	else
-		rcu_reader(w, w->priv, i - 1);
+		rcu_reader(w, w->priv, w->index - 1);
 }
 
 static int
@@ -742,6 +873,7 @@ const struct perf_scenario perf_scenarios[] = {
 		.help = "get/put churn on every lcore, window of bulks held",
 		.pool = PERF_POOL_PLAIN,
 		.layout = PERF_LAYOUT_ALL,
+		.floor = true,
 		.check = churn_check,
 		.body = churn_body,
 	},
@@ -750,6 +882,7 @@ const struct perf_scenario perf_scenarios[] = {
 		.help = "get on producer lcores, put on consumer lcores, SP/SC rings between",
 		.pool = PERF_POOL_PLAIN,
 		.layout = PERF_LAYOUT_PAIRS,
+		.limit = true,
 		.ceiling = true,
 		.check = pipeline_check,
 		.body = pipeline_body,
@@ -759,6 +892,7 @@ const struct perf_scenario perf_scenarios[] = {
 		.help = "rte_pktmbuf_alloc_bulk/free_bulk churn on every lcore",
 		.pool = PERF_POOL_MBUF,
 		.layout = PERF_LAYOUT_ALL,
+		.floor = true,
 		.check = churn_check,
 		.body = churn_body,
 	},
@@ -768,6 +902,7 @@ const struct perf_scenario perf_scenarios[] = {
 		.pool = PERF_POOL_MBUF,
 		.layout = PERF_LAYOUT_ALL,
 		.rearms = true,
+		.floor = true,
 		.check = rx_check,
 		.body = rx_body,
 	},

@@ -38,9 +38,9 @@ import json, sys
 # The default ops set, and the rows each scenario adds to it.
 DEFAULT_OPS = ["sheaf:0", "ring_mp_mc:256", "ring_mp_mc:0", "stack:0",
                "bucket:0"]
-EXTRA = {"local": [], "pipeline": ["ceiling"], "mbuf": [],
-         "rx-burst": [], "rx-prefill": [], "rx-burst-low": [],
-         "rx-prefill-low": [], "deferred": []}
+EXTRA = {"local": ["floor:0"], "pipeline": ["limit", "ceiling"],
+         "mbuf": ["floor:0"], "rx-burst": ["floor:0"], "rx-prefill": [],
+         "rx-burst-low": [], "rx-prefill-low": [], "deferred": []}
 SHEAF_ONLY = ("rx-prefill", "rx-prefill-low")
 
 doc = json.load(open(sys.argv[1]))
