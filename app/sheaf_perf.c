@@ -41,6 +41,9 @@
 /* Retries of rte_sheaf_flush() while lcores report a pending flush. */
 #define PERF_FLUSH_TRIES 3
 
+/* The sheaf statistics item counting membarrier() calls. */
+#define PERF_MEMBARRIER_STAT "membarrier"
+
 /* State of one scenario's run, owned by main. */
 struct perf_ctx {
 	const struct perf_opts *o;
@@ -54,6 +57,7 @@ struct perf_ctx {
 	struct perf_sync *sync;
 	uint64_t t_go;                /* main's TSC at go */
 	uint64_t t_stop;              /* main's TSC at its stop */
+	uint64_t mb_before;           /* membarrier count at the start */
 };
 
 static bool
@@ -82,6 +86,43 @@ static bool
 entry_is_sheaf(const struct perf_entry *e)
 {
 	return e->ops != NULL && strcmp(e->ops->name, RTE_SHEAF_OPS_NAME) == 0;
+}
+
+/*
+ * Id of the membarrier statistics item, looked up by name at start-up:
+ * a library that does not count them has none (-1), its pools show n/a.
+ */
+static int mb_stat = -1;
+
+static void
+mb_stat_lookup(void)
+{
+	const char *name;
+	unsigned int id;
+
+	/* Ids past RTE_SHEAF_STAT_MAX would not fit struct rte_sheaf_stats. */
+	for (id = 0; id < RTE_SHEAF_STAT_MAX; id++) {
+		name = rte_sheaf_stat_name((enum rte_sheaf_stat)id);
+		if (name == NULL)
+			return;
+		if (strcmp(name, PERF_MEMBARRIER_STAT) == 0) {
+			mb_stat = (int)id;
+			return;
+		}
+	}
+}
+
+/* membarrier() calls of a sheaf pool so far; false: not counted. */
+static bool
+mb_count(const struct perf_entry *e, uint64_t *n)
+{
+	struct rte_sheaf_stats st;
+
+	if (mb_stat < 0 || !entry_is_sheaf(e) ||
+			rte_sheaf_stats_get(e->mp, &st) != 0)
+		return false;
+	*n = st.count[mb_stat];
+	return true;
 }
 
 static struct rte_mempool *
@@ -197,9 +238,12 @@ measure_reset(struct perf_ctx *c, struct perf_entry *e,
 		w->t_start = 0;
 		w->t_end = 0;
 		w->get_fail = 0;
+		w->fail_cycles = 0;
 		w->rearm_partial = 0;
 		w->reason[0] = '\0';
 	}
+	/* Read with no lcore inside the pool: the count is exact. */
+	s->has_membarriers = mb_count(e, &c->mb_before);
 }
 
 /* Launches every worker but main's; returns how many run. */
@@ -283,6 +327,7 @@ measure_collect(const struct perf_ctx *c, struct perf_sample *s)
 			reason = w->reason;
 		s->objects += w->objects;
 		s->get_fail += w->get_fail;
+		s->fail_cycles += w->fail_cycles;
 		s->rearm_partial += w->rearm_partial;
 		/* Each lcore's own TSC, so its difference only. */
 		if (w->t_start != 0 && w->t_end > w->t_start)
@@ -291,7 +336,7 @@ measure_collect(const struct perf_ctx *c, struct perf_sample *s)
 	for (i = 0; i < c->nb_rings && reason == NULL; i++)
 		if (rte_ring_count(c->rings[i]) != 0)
 			reason = "ring not drained";
-	if (reason == NULL && s->objects == 0)
+	if (reason == NULL && s->objects == 0 && !c->sc->overload)
 		reason = "no object moved";
 	/* Main's TSC alone: the lcores' TSCs need not agree. */
 	s->wall_cycles = c->t_stop > c->t_go ? c->t_stop - c->t_go : 0;
@@ -340,6 +385,10 @@ measure(struct perf_ctx *c, struct perf_entry *e, double seconds,
 	measure_reset(c, e, s);
 	measure_run(c, measure_launch(c), seconds);
 	reason = measure_collect(c, s);
+	if (s->has_membarriers && mb_count(e, &s->membarriers))
+		s->membarriers -= c->mb_before;
+	else
+		s->has_membarriers = false;
 	s->status = reason == NULL ? PERF_OK : PERF_FAILED;
 	if (reason != NULL && e->reason[0] == '\0')
 		snprintf(e->reason, sizeof(e->reason), "%s", reason);
@@ -700,7 +749,12 @@ print_header(const struct perf_opts *o)
 		"ratio: median of per-round ratios to the baseline; "
 		"share: the same to the scenario's floor row (local, mbuf, "
 		"rx-burst: the perf_floor ops) or limit row (pipeline: a ring "
-		"carries the pointers back)\n\n");
+		"carries the pointers back)\n");
+	printf("rx-burst-low, rx-prefill-low, exhausted: fail/obj: failed gets "
+		"(rx: failed rearms) per object moved; ns/fail: ns a failing "
+		"call takes, timed on its own lcore; mb/s: membarrier() calls "
+		"per second of a sheaf pool (n/a: the library does not count "
+		"them)\n\n");
 	fflush(stdout);
 }
 
@@ -873,6 +927,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));
 		return EXIT_USAGE;
 	}
+	mb_stat_lookup();
 	if (opts.list) {
 		list_scenarios_and_ops();
 		rte_eal_cleanup();

@@ -154,6 +154,9 @@ struct perf_worker {
 	uint64_t t_start;         /**< This lcore's TSC at go; 0: untimed. */
 	uint64_t t_end;           /**< This lcore's TSC at stop. */
 	uint64_t get_fail;        /**< Failed get calls. */
+	uint64_t fail_cycles;     /**< Overload: this lcore's TSC cycles
+				   *   inside its failed gets.
+				   */
 	uint64_t rearm_partial;   /**< rx: rearms short of the deficit. */
 	char reason[PERF_REASON_LEN]; /**< Non-empty: the run failed. */
 } __rte_cache_aligned;
@@ -170,6 +173,12 @@ struct perf_scenario {
 	bool ceiling;             /**< Adds the ceiling row. */
 	bool sheaf_only;          /**< Other ops' rows report n/a. */
 	bool rearms;              /**< get_fail, rearm_partial are rearms. */
+	/**
+	 * Gets are expected to fail: each is timed (fail_cycles), the
+	 * report shows the overload columns, and a round that moved no
+	 * object is a result (the pool could serve none), not a failure.
+	 */
+	bool overload;
 	/** Objects per pool; NULL: --pool-size. */
 	unsigned int (*pool_size)(const struct perf_opts *o);
 	/** Checks the options against the layout; 0 or -1 with a message. */
@@ -204,13 +213,20 @@ struct perf_sample {
 	uint64_t wall_cycles;   /**< Main lcore's TSC, go to its stop. */
 	uint64_t lcore_cycles;  /**< Sum over lcores of their busy time. */
 	uint64_t get_fail;
+	uint64_t fail_cycles;   /**< Sum of the lcores' own differences. */
 	uint64_t rearm_partial;
+	uint64_t membarriers;   /**< membarrier() calls of a sheaf pool. */
+	bool has_membarriers;   /**< The library counts them (by name). */
 	double mobjs;           /**< Million objects per second. */
 	double cycles_per_obj;  /**< lcore_cycles / objects. */
 	double ratio;           /**< mobjs / baseline's mobjs, same round. */
 	bool has_ratio;
 	double share;           /**< mobjs / floor's or limit's, same round. */
 	bool has_share;
+	/* Overload figures; NAN where there is none. */
+	double fail_per_obj;    /**< get_fail / objects. */
+	double ns_per_fail;     /**< fail_cycles / get_fail, in ns. */
+	double mb_per_s;        /**< membarriers per wall second. */
 	bool whole;             /**< Pool whole after the run. */
 	unsigned int avail;     /**< rte_mempool_avail_count() after. */
 };
@@ -236,6 +252,8 @@ struct perf_entry {
 	double share_med, share_min, share_max;
 	uint64_t get_fail;
 	uint64_t rearm_partial;
+	/* Overload figures over the OK rounds together; NAN: none. */
+	double fail_per_obj, ns_per_fail, mb_per_s;
 };
 
 /** A scenario's results. */

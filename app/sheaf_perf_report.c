@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,11 +64,53 @@ spread(double *v, unsigned int n, double *med, double *min, double *max)
 	*max = n ? v[n - 1] : 0;
 }
 
+/* The overload figures of a round, or of rounds summed (NAN: none). */
+static void
+overload_figures(const struct perf_result *res, struct perf_sample *s)
+{
+	const double hz = (double)rte_get_tsc_hz();
+
+	s->fail_per_obj = s->objects != 0 ?
+		(double)s->get_fail / (double)s->objects : NAN;
+	/* Only overload scenarios time their gets. */
+	s->ns_per_fail = res->sc->overload && s->get_fail != 0 ?
+		(double)s->fail_cycles * 1e9 / hz / (double)s->get_fail : NAN;
+	s->mb_per_s = s->has_membarriers && s->wall_cycles != 0 ?
+		(double)s->membarriers * hz / (double)s->wall_cycles : NAN;
+}
+
+/* The overload figures of e over its OK rounds taken together. */
+static void
+overload_summary(const struct perf_opts *o, const struct perf_result *res,
+	struct perf_entry *e)
+{
+	struct perf_sample tot = { .has_membarriers = true };
+	unsigned int r;
+
+	for (r = 0; r < o->rounds; r++) {
+		const struct perf_sample *s = &e->rounds[r];
+
+		if (s->status != PERF_OK)
+			continue;
+		tot.objects += s->objects;
+		tot.get_fail += s->get_fail;
+		tot.fail_cycles += s->fail_cycles;
+		tot.wall_cycles += s->wall_cycles;
+		tot.membarriers += s->membarriers;
+		tot.has_membarriers &= s->has_membarriers;
+	}
+	overload_figures(res, &tot);
+	e->fail_per_obj = tot.fail_per_obj;
+	e->ns_per_fail = tot.ns_per_fail;
+	e->mb_per_s = tot.mb_per_s;
+}
+
 /* Per-round ratios of e to the baseline b and to the reference ref. */
 static void
-summarise_rounds(const struct perf_opts *o, struct perf_entry *e,
-	const struct perf_entry *b, const struct perf_entry *ref)
+summarise_rounds(const struct perf_opts *o, const struct perf_result *res,
+	struct perf_entry *e, const struct perf_entry *ref)
 {
+	const struct perf_entry *b = &res->entries[o->baseline];
 	unsigned int r;
 
 	e->get_fail = 0;
@@ -86,7 +129,9 @@ summarise_rounds(const struct perf_opts *o, struct perf_entry *e,
 		s->has_share = s->status == PERF_OK && rs != NULL &&
 			rs->status == PERF_OK && rs->mobjs > 0;
 		s->share = s->has_share ? s->mobjs / rs->mobjs : 0;
+		overload_figures(res, s);
 	}
+	overload_summary(o, res, e);
 }
 
 void
@@ -103,7 +148,7 @@ perf_summarise(const struct perf_opts *o, struct perf_result *res)
 		struct perf_entry *e = &res->entries[i];
 		const struct perf_sample *p = e->rounds;
 
-		summarise_rounds(o, e, &res->entries[o->baseline], ref);
+		summarise_rounds(o, res, e, ref);
 		for (n = 0, r = 0; r < o->rounds; r++)
 			if (p[r].status == PERF_OK)
 				v[n++] = p[r].mobjs;
@@ -154,41 +199,67 @@ entry_status(const struct perf_opts *o, const struct perf_result *res,
 	return buf;
 }
 
+/* A figure of the overload columns: "-" where there is none. */
+static void
+print_figure(FILE *f, const char *fmt, double v, const char *none)
+{
+	if (isnan(v))
+		fprintf(f, "%8s ", none);
+	else
+		fprintf(f, fmt, v);
+}
+
+static void
+print_row(FILE *f, const struct perf_opts *o, const struct perf_result *res,
+	const struct perf_entry *e)
+{
+	char status[PERF_REASON_LEN + 64], cache[16] = "-";
+	bool sheaf = e->ops != NULL &&
+		strcmp(e->ops->name, RTE_SHEAF_OPS_NAME) == 0;
+
+	if (e->ops != NULL)
+		snprintf(cache, sizeof(cache), "%u", e->ops->cache);
+	fprintf(f, "%-18s %5s ", perf_entry_label(e), cache);
+	if (e->nb_ok != 0)
+		fprintf(f, "%9.2f %9.2f %9.2f %8.1f ", e->mobjs_med,
+			e->mobjs_min, e->mobjs_max, e->cpo_med);
+	else
+		fprintf(f, "%9s %9s %9s %8s ", "-", "-", "-", "-");
+	if (e->nb_ratio != 0)
+		fprintf(f, "%7.3f %7.3f %7.3f ", e->ratio_med, e->ratio_min,
+			e->ratio_max);
+	else
+		fprintf(f, "%7s %7s %7s ", "-", "-", "-");
+	if (e->nb_share != 0)
+		fprintf(f, "%7.3f ", e->share_med);
+	else
+		fprintf(f, "%7s ", "-");
+	if (res->sc->overload && e->nb_ok != 0) {
+		print_figure(f, "%8.3f ", e->fail_per_obj, "-");
+		print_figure(f, "%8.0f ", e->ns_per_fail, "-");
+		/* n/a: a sheaf pool whose library counts no membarrier(). */
+		print_figure(f, "%8.1f ", e->mb_per_s, sheaf ? "n/a" : "-");
+	} else if (res->sc->overload) {
+		fprintf(f, "%8s %8s %8s ", "-", "-", "-");
+	}
+	fprintf(f, " %s\n", entry_status(o, res, e, status, sizeof(status)));
+}
+
 void
 perf_print_table(FILE *f, const struct perf_opts *o,
 	const struct perf_result *res)
 {
-	char status[PERF_REASON_LEN + 64], cache[16];
 	unsigned int i;
 
 	fprintf(f, "== %s: %s ==\n", res->sc->name, res->sc->help);
-	fprintf(f, "%-18s %5s %9s %9s %9s %8s %7s %7s %7s %7s  %s\n",
+	fprintf(f, "%-18s %5s %9s %9s %9s %8s %7s %7s %7s %7s ",
 		"ops", "cache", "Mobj/s", "min", "max", "cyc/obj", "ratio",
-		"r.min", "r.max", "share", "status");
-	for (i = 0; i < res->nb_entries; i++) {
-		const struct perf_entry *e = &res->entries[i];
-
-		if (e->ops != NULL)
-			snprintf(cache, sizeof(cache), "%u", e->ops->cache);
-		else
-			snprintf(cache, sizeof(cache), "-");
-		fprintf(f, "%-18s %5s ", perf_entry_label(e), cache);
-		if (e->nb_ok != 0)
-			fprintf(f, "%9.2f %9.2f %9.2f %8.1f ", e->mobjs_med,
-				e->mobjs_min, e->mobjs_max, e->cpo_med);
-		else
-			fprintf(f, "%9s %9s %9s %8s ", "-", "-", "-", "-");
-		if (e->nb_ratio != 0)
-			fprintf(f, "%7.3f %7.3f %7.3f ", e->ratio_med,
-				e->ratio_min, e->ratio_max);
-		else
-			fprintf(f, "%7s %7s %7s ", "-", "-", "-");
-		if (e->nb_share != 0)
-			fprintf(f, "%7.3f  ", e->share_med);
-		else
-			fprintf(f, "%7s  ", "-");
-		fprintf(f, "%s\n", entry_status(o, res, e, status, sizeof(status)));
-	}
+		"r.min", "r.max", "share");
+	if (res->sc->overload)
+		fprintf(f, "%8s %8s %8s ", "fail/obj", "ns/fail", "mb/s");
+	fprintf(f, " status\n");
+	for (i = 0; i < res->nb_entries; i++)
+		print_row(f, o, res, &res->entries[i]);
 	fprintf(f, "\n");
 }
 
@@ -252,6 +323,18 @@ csv_num(FILE *f, bool has, const char *fmt, double v)
 	fputc(',', f);
 }
 
+/* The overload columns, ending the line. */
+static void
+csv_overload(FILE *f, double fail_per_obj, double ns_per_fail,
+	double mb_per_s)
+{
+	csv_num(f, !isnan(fail_per_obj), "%.6f", fail_per_obj);
+	csv_num(f, !isnan(ns_per_fail), "%.1f", ns_per_fail);
+	if (!isnan(mb_per_s))
+		fprintf(f, "%.2f", mb_per_s);
+	fputc('\n', f);
+}
+
 static void
 csv_round(FILE *f, const struct perf_result *res, const struct perf_entry *e,
 	unsigned int r)
@@ -266,7 +349,8 @@ csv_round(FILE *f, const struct perf_result *res, const struct perf_entry *e,
 		fprintf(f, "%.5f", p->ratio);
 	fprintf(f, ",,,,,,%" PRIu64 ",%d,,", p->get_fail, p->whole);
 	csv_num(f, p->has_share, "%.5f", p->share);
-	fprintf(f, ",\n");
+	fprintf(f, ",,");
+	csv_overload(f, p->fail_per_obj, p->ns_per_fail, p->mb_per_s);
 }
 
 static void
@@ -288,9 +372,8 @@ csv_summary(FILE *f, const struct perf_result *res,
 	fputc(',', f);
 	csv_num(f, e->nb_share != 0, "%.5f", e->share_med);
 	csv_num(f, e->nb_share != 0, "%.5f", e->share_min);
-	if (e->nb_share != 0)
-		fprintf(f, "%.5f", e->share_max);
-	fputc('\n', f);
+	csv_num(f, e->nb_share != 0, "%.5f", e->share_max);
+	csv_overload(f, e->fail_per_obj, e->ns_per_fail, e->mb_per_s);
 }
 
 int
@@ -308,7 +391,8 @@ perf_write_csv(const char *path, const struct perf_opts *o,
 	fprintf(f, "kind,scenario,ops,cache,capacity,label,baseline,round,"
 		"status,objects,wall_cycles,lcore_cycles,mobjs,cycles_per_obj,"
 		"ratio,mobjs_min,mobjs_max,ratio_min,ratio_max,rounds_ok,"
-		"get_fail,whole,reason,share,share_min,share_max\n");
+		"get_fail,whole,reason,share,share_min,share_max,"
+		"fail_per_obj,ns_per_fail,membarrier_per_s\n");
 	for (s = 0; s < nb; s++)
 		for (i = 0; i < res[s].nb_entries; i++) {
 			for (r = 0; r < o->rounds; r++)
@@ -378,6 +462,15 @@ json_config(FILE *f, const struct perf_opts *o)
 }
 
 static void
+json_overload(FILE *f, double fail_per_obj, double ns_per_fail,
+	double mb_per_s)
+{
+	json_num(f, "fail_per_obj", !isnan(fail_per_obj), fail_per_obj);
+	json_num(f, "ns_per_fail", !isnan(ns_per_fail), ns_per_fail);
+	json_num(f, "membarrier_per_s", !isnan(mb_per_s), mb_per_s);
+}
+
+static void
 json_summary(FILE *f, const struct perf_entry *e)
 {
 	fprintf(f, ",\n       \"summary\": {\"rounds_ok\": %u", e->nb_ok);
@@ -391,7 +484,9 @@ json_summary(FILE *f, const struct perf_entry *e)
 	json_num(f, "share", e->nb_share != 0, e->share_med);
 	json_num(f, "share_min", e->nb_share != 0, e->share_min);
 	json_num(f, "share_max", e->nb_share != 0, e->share_max);
-	fprintf(f, ", \"get_fail\": %" PRIu64 "}", e->get_fail);
+	fprintf(f, ", \"get_fail\": %" PRIu64, e->get_fail);
+	json_overload(f, e->fail_per_obj, e->ns_per_fail, e->mb_per_s);
+	fprintf(f, "}");
 }
 
 static void
@@ -408,8 +503,14 @@ json_round(FILE *f, const struct perf_sample *p, unsigned int r)
 		p->cycles_per_obj);
 	json_num(f, "ratio", p->has_ratio, p->ratio);
 	json_num(f, "share", p->has_share, p->share);
-	fprintf(f, ", \"get_fail\": %" PRIu64 ", \"whole\": %s}",
-		p->get_fail, p->whole ? "true" : "false");
+	fprintf(f, ", \"get_fail\": %" PRIu64 ", \"fail_cycles\": %" PRIu64,
+		p->get_fail, p->fail_cycles);
+	if (p->has_membarriers)
+		fprintf(f, ", \"membarriers\": %" PRIu64, p->membarriers);
+	else
+		fprintf(f, ", \"membarriers\": null");
+	json_overload(f, p->fail_per_obj, p->ns_per_fail, p->mb_per_s);
+	fprintf(f, ", \"whole\": %s}", p->whole ? "true" : "false");
 }
 
 static void

@@ -492,9 +492,16 @@ rx_rearm(struct perf_worker *w, struct perf_rxq *q)
 {
 	unsigned int deficit = PERF_RX_RING - q->filled, got, head, t;
 
+	uint64_t t0 = 0;
+
 	if (deficit == 0)
 		return 0;
+	/* Overload scenarios time every rearm, on this lcore's TSC. */
+	if (w->sc->overload)
+		t0 = rte_rdtsc();
 	got = rx_rearm_get(w, q, deficit);
+	if (got == 0 && w->sc->overload)
+		w->fail_cycles += rte_rdtsc() - t0;
 	if (got == 0)
 		w->get_fail++;
 	else if (got < deficit)
@@ -563,6 +570,7 @@ rx_body(struct perf_worker *w)
 		q->rng = 0x9e3779b97f4a7c15ULL ^ w->lcore_id;
 		rx_rearm(w, q);
 		w->get_fail = 0;
+		w->fail_cycles = 0;
 		w->rearm_partial = 0;
 	}
 	perf_worker_wait_go(w);
@@ -613,6 +621,127 @@ rx_check(const struct perf_opts *o, char *err, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * exhausted: a pool smaller than what the lcores want together. The
+ * pool holds PERF_EXH_HOLD objects per lcore and half a bulk more; each
+ * lcore takes its share, then keeps asking for a bulk more. Once every
+ * lcore holds its share, gets fail; after PERF_EXH_PATIENCE failures in
+ * a row an lcore gives its oldest bulk back, and its next get (or
+ * another lcore's, where the driver lets objects move) succeeds. So
+ * about PERF_EXH_PATIENCE of every PERF_EXH_PATIENCE + 1 gets fail, the
+ * price of the failures shows, and objects still move. Every get is
+ * timed on the lcore making it; gets never wait (no stall), and every
+ * lcore gives everything back at stop.
+ */
+#define PERF_EXH_HOLD 512   /* objects per lcore: an RX ring's worth, and
+			     * room for DPDK's largest cache in the pool
+			     */
+#define PERF_EXH_PATIENCE 4 /* failed gets in a row, then a bulk goes */
+
+/* The lcore's FIFO of bulks held. */
+struct perf_exh {
+	void **objs;            /* nb_slots * bulk pointers */
+	unsigned int nb_slots;  /* bulks: room for the whole pool */
+	unsigned int head;      /* next bulk got goes here */
+	unsigned int tail;      /* oldest bulk held */
+	unsigned int held;      /* bulks held */
+};
+
+/* Objects of each lcore's share, whole bulks. */
+static unsigned int
+exh_share(const struct perf_opts *o)
+{
+	return RTE_MAX(PERF_EXH_HOLD / o->bulk, 1u) * o->bulk;
+}
+
+static unsigned int
+exh_pool_size(const struct perf_opts *o)
+{
+	return o->nb_lcores * exh_share(o) + o->bulk / 2;
+}
+
+static int
+exh_check(const struct perf_opts *o __rte_unused, char *err __rte_unused,
+	size_t len __rte_unused)
+{
+	return 0;
+}
+
+/* A get of one bulk, timed: 0, or -1 with the failure counted. */
+static inline int
+exh_get(struct perf_worker *w, struct perf_exh *x)
+{
+	const unsigned int bulk = w->opts->bulk;
+	uint64_t t0 = rte_rdtsc();
+
+	if (obj_get(w, &x->objs[x->head * bulk], bulk) != 0) {
+		w->fail_cycles += rte_rdtsc() - t0;
+		w->get_fail++;
+		return -1;
+	}
+	x->head = x->head + 1 == x->nb_slots ? 0 : x->head + 1;
+	x->held++;
+	return 0;
+}
+
+/* The oldest bulk held goes back to the pool. */
+static inline void
+exh_put_oldest(struct perf_worker *w, struct perf_exh *x)
+{
+	const unsigned int bulk = w->opts->bulk;
+
+	obj_put(w, &x->objs[x->tail * bulk], bulk);
+	x->tail = x->tail + 1 == x->nb_slots ? 0 : x->tail + 1;
+	x->held--;
+}
+
+static void
+exh_loop(struct perf_worker *w, struct perf_exh *x)
+{
+	unsigned int fails = 0;
+
+	while (!perf_worker_should_stop(w)) {
+		/* Never true: the slots hold the whole pool. */
+		if (unlikely(x->held == x->nb_slots))
+			exh_put_oldest(w, x);
+		if (exh_get(w, x) == 0) {
+			fails = 0;
+			w->objects += w->opts->bulk;
+		} else if (++fails == PERF_EXH_PATIENCE && x->held > 0) {
+			exh_put_oldest(w, x);
+			fails = 0;
+		}
+	}
+}
+
+static void
+exh_body(struct perf_worker *w)
+{
+	const struct perf_opts *o = w->opts;
+	struct perf_exh x = { .nb_slots = exh_pool_size(o) / o->bulk + 1 };
+
+	x.objs = rte_malloc_socket("perf_exh",
+		(size_t)x.nb_slots * o->bulk * sizeof(void *),
+		RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(w->lcore_id));
+	if (x.objs == NULL)
+		perf_worker_fail(w, "no memory for the objects held");
+	/* Its share, as far as the pool gives it: caches may hold more. */
+	while (x.objs != NULL && x.held * o->bulk < exh_share(o) &&
+			exh_get(w, &x) == 0)
+		;
+	w->get_fail = 0;
+	w->fail_cycles = 0;
+	perf_worker_wait_go(w);
+
+	if (x.objs != NULL)
+		exh_loop(w, &x);
+	w->t_end = rte_rdtsc();
+
+	while (x.held > 0)
+		exh_put_oldest(w, &x);
+	rte_free(x.objs);
 }
 
 /*
@@ -922,6 +1051,7 @@ const struct perf_scenario perf_scenarios[] = {
 		.pool = PERF_POOL_MBUF,
 		.layout = PERF_LAYOUT_ALL,
 		.rearms = true,
+		.overload = true,
 		.pool_size = rx_low_pool_size,
 		.check = rx_low_check,
 		.body = rx_body,
@@ -933,9 +1063,20 @@ const struct perf_scenario perf_scenarios[] = {
 		.layout = PERF_LAYOUT_ALL,
 		.sheaf_only = true,
 		.rearms = true,
+		.overload = true,
 		.pool_size = rx_low_pool_size,
 		.check = rx_low_check,
 		.body = rx_body,
+	},
+	{
+		.name = "exhausted",
+		.help = "pool of 512 objects per lcore: each takes its share, then asks for a bulk more",
+		.pool = PERF_POOL_PLAIN,
+		.layout = PERF_LAYOUT_ALL,
+		.overload = true,
+		.pool_size = exh_pool_size,
+		.check = exh_check,
+		.body = exh_body,
 	},
 	{
 		.name = "deferred",

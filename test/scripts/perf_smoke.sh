@@ -40,8 +40,13 @@ DEFAULT_OPS = ["sheaf:0", "ring_mp_mc:256", "ring_mp_mc:0", "stack:0",
                "bucket:0"]
 EXTRA = {"local": ["floor:0"], "pipeline": ["limit", "ceiling"],
          "mbuf": ["floor:0"], "rx-burst": ["floor:0"], "rx-prefill": [],
-         "rx-burst-low": [], "rx-prefill-low": [], "deferred": []}
+         "rx-burst-low": [], "rx-prefill-low": [], "exhausted": [],
+         "deferred": []}
 SHEAF_ONLY = ("rx-prefill", "rx-prefill-low")
+# Scenarios whose gets fail on purpose: every entry has the overload
+# figures (null where there is none, e.g. no membarrier count).
+OVERLOAD = ("rx-burst-low", "rx-prefill-low", "exhausted")
+OVERLOAD_KEYS = ("fail_per_obj", "ns_per_fail", "membarrier_per_s")
 
 doc = json.load(open(sys.argv[1]))
 rounds = doc["config"]["rounds"]
@@ -74,6 +79,11 @@ for name, extra in EXTRA.items():
                 or not all(r["whole"] and r["status"] == "ok"
                            for r in e["rounds"])):
             bad.append("%s: no result for every round" % where)
+        elif name in OVERLOAD and (
+                any(k not in e["summary"] for k in OVERLOAD_KEYS)
+                or e["summary"]["ns_per_fail"] is None
+                and e["summary"]["get_fail"] != 0):
+            bad.append("%s: no overload figures" % where)
 for b in bad:
     print("perf.json: " + b)
 assert not bad, "%d entries missing or without results" % len(bad)
