@@ -26,7 +26,8 @@
 
 #include "sheaf_perf.h"
 
-#define DEFAULT_OPS "sheaf:0,ring_mp_mc:256,ring_mp_mc:0,stack:0,bucket:0"
+#define DEFAULT_OPS \
+	"sheaf:0,sheaf:256,ring_mp_mc:256,ring_mp_mc:0,stack:0,bucket:0"
 #define DEFAULT_BASELINE "ring_mp_mc:256"
 
 /* getopt_long() value of perf_options[0], above any short option. */

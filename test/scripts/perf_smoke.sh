@@ -8,18 +8,18 @@
 # so it must exit 0: no entry failed, stalled or lost objects. Its JSON
 # report must then hold every entry (each default ops and each extra row,
 # in each scenario) with a result for its round. testpmd_perf.py must
-# forward with sheaf and ring_mp_mc, loading the plugin from a
-# world-writable directory, as in a checkout under /tmp (it copies the
-# plugin where EAL accepts it, and must remove the copy at exit).
+# forward with sheaf, ring_mp_mc and the floor ops, loading both plugins
+# from a world-writable directory, as in a checkout under /tmp (it copies
+# them where EAL accepts them, and must remove the copies at exit).
 #
-# Usage: perf_smoke.sh SHEAF_PERF TESTPMD_PERF_PY PLUGIN
+# Usage: perf_smoke.sh SHEAF_PERF TESTPMD_PERF_PY PLUGIN FLOOR_PLUGIN
 
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=common.sh
 . "$here/common.sh"
 
-perf=$1 tp=$2 plugin=$3
+perf=$1 tp=$2 plugin=$3 floor=$4
 [ -x "$perf" ] || fail "$perf not built"
 work=$(mktemp -d /tmp/sheaf-perf-smoke.XXXXXX)
 CLEANUP+=("$work")
@@ -36,8 +36,8 @@ python3 - "$work/perf.json" <<'PY' >> "$LOG" 2>&1 || { show_log "$LOG"; fail "pe
 import json, sys
 
 # The default ops set, and the rows each scenario adds to it.
-DEFAULT_OPS = ["sheaf:0", "ring_mp_mc:256", "ring_mp_mc:0", "stack:0",
-               "bucket:0"]
+DEFAULT_OPS = ["sheaf:0", "sheaf:256", "ring_mp_mc:256", "ring_mp_mc:0",
+               "stack:0", "bucket:0"]
 EXTRA = {"local": ["floor:0"], "pipeline": ["limit", "ceiling"],
          "mbuf": ["floor:0"], "rx-burst": ["floor:0"], "rx-prefill": [],
          "rx-burst-low": [], "rx-prefill-low": [], "exhausted": [],
@@ -97,19 +97,26 @@ if ! command -v dpdk-testpmd > /dev/null; then
 fi
 # The plugin and the library it links, laid out as in a build directory,
 # under /tmp (world-writable).
-mkdir -p "$work/drivers" "$work/lib/sheaf"
+mkdir -p "$work/drivers" "$work/lib/sheaf" "$work/app"
 cp "$plugin" "$work/drivers/"
+cp "$floor" "$work/app/"
 lib=$(ldd "$plugin" | awk '$1 ~ /^librte_sheaf/ && $3 ~ /^\// { print $3 }')
 [ -n "$lib" ] && cp "$lib" "$work/lib/sheaf/"
 info "testpmd_perf.py, plugin under $work"
-python3 "$tp" --plugin "$work/drivers/$(basename "$plugin")" --no-huge \
+python3 "$tp" --plugin "$work/drivers/$(basename "$plugin")" \
+	--floor-plugin "$work/app/$(basename "$floor")" --no-huge \
 	--ops sheaf,ring_mp_mc --mbcache 0 --baseline ring_mp_mc:0 \
 	--rounds 1 --seconds 0.3 --warmup 0.2 < /dev/null >> "$LOG" 2>&1 ||
 	{ show_log "$LOG"; fail "testpmd_perf.py exited non-zero"; }
-grep -Eq '^sheaf +0 +[0-9.]+ ' "$LOG" ||
-	{ show_log "$LOG"; fail "no sheaf rate in the testpmd_perf.py report"; }
-copy=$(sed -n 's/.*loading a copy, //p' "$LOG" | head -n 1)
-[ -n "$copy" ] || fail "the plugin under /tmp was not copied"
-[ ! -e "$copy" ] || fail "testpmd_perf.py left its copy $copy behind"
+for row in sheaf floor; do
+	grep -Eq "^$row +0 +[0-9.]+ " "$LOG" ||
+		{ show_log "$LOG"; fail "no $row rate in the testpmd_perf.py report"; }
+done
+copies=$(sed -n 's/.*loading a copy, //p' "$LOG")
+[ "$(echo "$copies" | grep -c .)" = 2 ] ||
+	fail "the plugins under /tmp were not both copied"
+for copy in $copies; do
+	[ ! -e "$copy" ] || fail "testpmd_perf.py left its copy $copy behind"
+done
 info "ok"
 exit 0
