@@ -179,6 +179,8 @@ struct perf_scenario {
 	 * object is a result (the pool could serve none), not a failure.
 	 */
 	bool overload;
+	/** The report lists each round's ratio to the baseline. */
+	bool round_ratios;
 	/** Objects per pool; NULL: --pool-size. */
 	unsigned int (*pool_size)(const struct perf_opts *o);
 	/** Checks the options against the layout; 0 or -1 with a message. */

@@ -245,6 +245,38 @@ print_row(FILE *f, const struct perf_opts *o, const struct perf_result *res,
 	fprintf(f, " %s\n", entry_status(o, res, e, status, sizeof(status)));
 }
 
+/*
+ * Each round's ratio to the baseline, entry by entry, then their min,
+ * median and max over the run: where rounds disagree, the spread says
+ * more than the median alone.
+ */
+static void
+print_round_ratios(FILE *f, const struct perf_opts *o,
+	const struct perf_result *res)
+{
+	char name[PERF_LABEL_LEN + 16];
+	unsigned int i, r;
+
+	fprintf(f, "per-round ratio to the baseline, rounds 1..%u | min median max\n",
+		o->rounds);
+	for (i = 0; i < res->nb_entries; i++) {
+		const struct perf_entry *e = &res->entries[i];
+
+		if (e->baseline || e->nb_ratio == 0)
+			continue;
+		snprintf(name, sizeof(name), "%s:%u", perf_entry_label(e),
+			perf_entry_cache(e));
+		fprintf(f, "%-24s", name);
+		for (r = 0; r < o->rounds; r++)
+			if (e->rounds[r].has_ratio)
+				fprintf(f, " %.3f", e->rounds[r].ratio);
+			else
+				fprintf(f, " -");
+		fprintf(f, " | %.3f %.3f %.3f\n", e->ratio_min, e->ratio_med,
+			e->ratio_max);
+	}
+}
+
 void
 perf_print_table(FILE *f, const struct perf_opts *o,
 	const struct perf_result *res)
@@ -260,6 +292,8 @@ perf_print_table(FILE *f, const struct perf_opts *o,
 	fprintf(f, " status\n");
 	for (i = 0; i < res->nb_entries; i++)
 		print_row(f, o, res, &res->entries[i]);
+	if (res->sc->round_ratios)
+		print_round_ratios(f, o, res);
 	fprintf(f, "\n");
 }
 

@@ -1083,6 +1083,7 @@ const struct perf_scenario perf_scenarios[] = {
 		.help = "RCU table: writer frees deferred (sheaf) or via rte_rcu_qsbr_dq (others), readers report",
 		.pool = PERF_POOL_PLAIN,
 		.layout = PERF_LAYOUT_ALL,
+		.round_ratios = true,
 		.check = rcu_check,
 		.body = rcu_body,
 		.setup = rcu_setup,
