@@ -252,7 +252,9 @@ def main():
     p.add_argument("--baseline", default="ring_mp_mc:default")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--seconds", type=float, default=2.0)
-    p.add_argument("--warmup", type=float, default=1.0)
+    p.add_argument("--warmup", type=float, default=0.5,
+                   help="seconds forwarding before the count (EAL "
+                   "start-up is waited for apart)")
     p.add_argument("--lcores", default="0-1")
     p.add_argument("--no-huge", action="store_true")
     p.add_argument("--csv", default="")
