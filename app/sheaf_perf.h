@@ -297,6 +297,18 @@ perf_worker_should_stop(struct perf_worker *w)
 	return __atomic_load_n(&s->stop, __ATOMIC_RELAXED) != 0;
 }
 
+/* sheaf_perf_rx.c: rx-* scenarios. */
+void perf_rx_body(struct perf_worker *w);
+int perf_rx_check(const struct perf_opts *o, char *err, size_t len);
+unsigned int perf_rx_low_pool_size(const struct perf_opts *o);
+
+/* sheaf_perf_rcu.c: the deferred scenario. */
+void perf_rcu_body(struct perf_worker *w);
+int perf_rcu_check(const struct perf_opts *o, char *err, size_t len);
+int perf_rcu_setup(const struct perf_opts *o, struct perf_entry *e,
+	char *err, size_t len);
+void perf_rcu_teardown(struct perf_entry *e);
+
 /* pipeline's limit row: setup, teardown, objects back home. */
 int perf_limit_setup(const struct perf_opts *o, struct perf_entry *e,
 	char *err, size_t len);

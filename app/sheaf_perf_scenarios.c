@@ -3,7 +3,9 @@
  */
 
 /*
- * The scenario table and what each lcore runs in a measurement.
+ * The scenario table and what each lcore runs in a measurement: the
+ * local and mbuf churn, the pipeline (and its limit row) and exhausted
+ * here; rx-* in sheaf_perf_rx.c, deferred in sheaf_perf_rcu.c.
  *
  * A body sets up (takes its window of objects), meets the other lcores
  * in perf_worker_wait_go(), loops until perf_worker_should_stop(), stamps
@@ -15,6 +17,7 @@
  * pairs' rings and the held-object buffers from the row.
  */
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,7 +27,6 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_pause.h>
-#include <rte_rcu_qsbr.h>
 
 #include "sheaf_perf.h"
 
@@ -436,194 +438,6 @@ pipeline_check(const struct perf_opts *o, char *err, size_t len)
 }
 
 /*
- * rx-*: a simulated RX queue per lcore. A descriptor ring of PERF_RX_RING
- * mbufs; each poll receives a random burst (1..PERF_RX_BURST_MAX, the
- * oldest mbufs) into a TX queue of up to PERF_RX_TXQ mbufs, completes a
- * random burst of the TX queue (frees its oldest mbufs), and rearms the
- * deficit, as a PMD does. The TX lag makes the mbufs in flight wander
- * between PERF_RX_RING and PERF_RX_RING + PERF_RX_TXQ per lcore. A rearm that gets nothing is failed, one that gets less than
- * the deficit partial; the ring then runs short until a later poll.
- * The plain path calls rte_pktmbuf_alloc_bulk() for the deficit (all or
- * nothing). The prefill path borrows a sheaf once, refills it to the
- * deficit each poll and takes the mbufs from it.
- */
-#define PERF_RX_RING 512      /* descriptors per queue, a common default */
-#define PERF_RX_BURST_MAX 64  /* mbufs per poll, at most */
-#define PERF_RX_TXQ 256       /* mbufs sent, not yet completed, at most */
-#define PERF_RX_SLACK 256     /* rx-*-low: objects beyond the rings */
-
-struct perf_rxq {
-	struct rte_mbuf *slot[PERF_RX_RING];
-	struct rte_mbuf *rearm[PERF_RX_RING];
-	struct rte_mbuf *txq[PERF_RX_TXQ];
-	unsigned int tail;    /* oldest mbuf */
-	unsigned int filled;  /* mbufs in the ring */
-	unsigned int tx_tail; /* oldest mbuf sent */
-	unsigned int tx_len;  /* mbufs sent, not completed */
-	struct rte_sheaf_prefill *pf;
-	uint64_t rng;
-};
-
-/* Mbufs for the deficit into q->rearm: returns how many were got. */
-static unsigned int
-rx_rearm_get(struct perf_worker *w, struct perf_rxq *q, unsigned int deficit)
-{
-	int size;
-
-	if (!w->sc->sheaf_only)
-		return rte_pktmbuf_alloc_bulk(w->mp, q->rearm, deficit) == 0 ?
-			deficit : 0;
-	if (q->pf == NULL)
-		q->pf = rte_sheaf_prefill_get(w->mp, deficit);
-	else
-		rte_sheaf_prefill_refill(w->mp, &q->pf, deficit);
-	if (q->pf == NULL)
-		return 0;
-	/* Short after a failed refill: take what the sheaf holds. */
-	size = rte_sheaf_prefill_size(q->pf);
-	deficit = RTE_MIN(deficit, (unsigned int)RTE_MAX(size, 0));
-	if (rte_sheaf_prefill_pktmbuf_alloc(q->pf, q->rearm, deficit) != 0)
-		return 0;
-	return deficit;
-}
-
-static unsigned int
-rx_rearm(struct perf_worker *w, struct perf_rxq *q)
-{
-	unsigned int deficit = PERF_RX_RING - q->filled, got, head, t;
-
-	uint64_t t0 = 0;
-
-	if (deficit == 0)
-		return 0;
-	/* Overload scenarios time every rearm, on this lcore's TSC. */
-	if (w->sc->overload)
-		t0 = rte_rdtsc();
-	got = rx_rearm_get(w, q, deficit);
-	if (got == 0 && w->sc->overload)
-		w->fail_cycles += rte_rdtsc() - t0;
-	if (got == 0)
-		w->get_fail++;
-	else if (got < deficit)
-		w->rearm_partial++;
-	head = (q->tail + q->filled) % PERF_RX_RING;
-	t = RTE_MIN(got, PERF_RX_RING - head);
-	memcpy(&q->slot[head], q->rearm, t * sizeof(q->rearm[0]));
-	memcpy(q->slot, &q->rearm[t], (got - t) * sizeof(q->rearm[0]));
-	q->filled += got;
-	return got;
-}
-
-/* TX completion: the n oldest mbufs sent are freed. */
-static void
-rx_tx_complete(struct perf_rxq *q, unsigned int n)
-{
-	unsigned int t;
-
-	n = RTE_MIN(n, q->tx_len);
-	t = RTE_MIN(n, PERF_RX_TXQ - q->tx_tail);
-	rte_pktmbuf_free_bulk(&q->txq[q->tx_tail], t);
-	rte_pktmbuf_free_bulk(q->txq, n - t);
-	q->tx_tail = (q->tx_tail + n) % PERF_RX_TXQ;
-	q->tx_len -= n;
-}
-
-/* Receive a burst: the oldest mbufs leave the ring for the TX queue. */
-static unsigned int
-rx_receive(struct perf_rxq *q, unsigned int n)
-{
-	unsigned int i;
-
-	n = RTE_MIN(n, q->filled);
-	if (q->tx_len + n > PERF_RX_TXQ)
-		rx_tx_complete(q, q->tx_len + n - PERF_RX_TXQ);
-	for (i = 0; i < n; i++) {
-		q->txq[(q->tx_tail + q->tx_len + i) % PERF_RX_TXQ] =
-			q->slot[q->tail];
-		q->tail = (q->tail + 1) % PERF_RX_RING;
-	}
-	q->tx_len += n;
-	q->filled -= n;
-	return n;
-}
-
-/* xorshift64: cheap, per lcore. */
-static inline unsigned int
-rx_burst(struct perf_rxq *q)
-{
-	q->rng ^= q->rng << 13;
-	q->rng ^= q->rng >> 7;
-	q->rng ^= q->rng << 17;
-	return 1 + q->rng % PERF_RX_BURST_MAX;
-}
-
-static void
-rx_body(struct perf_worker *w)
-{
-	struct perf_rxq *q = rte_zmalloc_socket("perf_rxq", sizeof(*q),
-		RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(w->lcore_id));
-	uint64_t got = 0;
-
-	if (q == NULL)
-		perf_worker_fail(w, "no memory for the RX queue");
-	else {
-		q->rng = 0x9e3779b97f4a7c15ULL ^ w->lcore_id;
-		rx_rearm(w, q);
-		w->get_fail = 0;
-		w->fail_cycles = 0;
-		w->rearm_partial = 0;
-	}
-	perf_worker_wait_go(w);
-
-	while (q != NULL && !perf_worker_should_stop(w)) {
-		got = rx_receive(q, rx_burst(q));
-		rx_tx_complete(q, rx_burst(q));
-		got += rx_rearm(w, q);
-		w->objects += got;
-	}
-	w->t_end = rte_rdtsc();
-
-	if (q == NULL)
-		return;
-	while (q->filled != 0) {
-		rx_receive(q, PERF_RX_BURST_MAX);
-		rx_tx_complete(q, PERF_RX_TXQ);
-	}
-	rx_tx_complete(q, PERF_RX_TXQ);
-	if (q->pf != NULL && rte_sheaf_prefill_put(w->mp, q->pf) != 0)
-		perf_worker_fail(w, "prefill put: %s", rte_strerror(rte_errno));
-	rte_free(q);
-}
-
-static int
-rx_low_check(const struct perf_opts *o __rte_unused, char *err __rte_unused,
-	size_t len __rte_unused)
-{
-	return 0;
-}
-
-/* rx-*-low: just above what the rings hold, so rearms can fail. */
-static unsigned int
-rx_low_pool_size(const struct perf_opts *o)
-{
-	return o->nb_lcores * PERF_RX_RING + PERF_RX_SLACK;
-}
-
-static int
-rx_check(const struct perf_opts *o, char *err, size_t len)
-{
-	uint64_t need = (uint64_t)o->nb_lcores * PERF_RX_RING;
-
-	if (need >= o->pool_size) {
-		snprintf(err, len,
-			"--pool-size %u is not above the %u lcores x %u descriptors = %" PRIu64 " mbufs held",
-			o->pool_size, o->nb_lcores, PERF_RX_RING, need);
-		return -1;
-	}
-	return 0;
-}
-
-/*
  * exhausted: a pool smaller than what the lcores want together. The
  * pool holds PERF_EXH_HOLD objects per lcore and half a bulk more; each
  * lcore takes its share, then keeps asking for a bulk more. Once every
@@ -662,8 +476,9 @@ exh_pool_size(const struct perf_opts *o)
 	return o->nb_lcores * exh_share(o) + o->bulk / 2;
 }
 
+/* A scenario that runs with any options. */
 static int
-exh_check(const struct perf_opts *o __rte_unused, char *err __rte_unused,
+check_none(const struct perf_opts *o __rte_unused, char *err __rte_unused,
 	size_t len __rte_unused)
 {
 	return 0;
@@ -744,258 +559,6 @@ exh_body(struct perf_worker *w)
 	rte_free(x.objs);
 }
 
-/*
- * deferred: the writer side of a table under RCU. The first lcore is the
- * writer: it replaces random table entries with new objects and frees
- * each old one deferred, reclaiming every PERF_RCU_RECLAIM frees. The
- * other lcores are readers that report a quiescent state in a loop. They
- * do not read the table: its cache lines would then bounce between
- * writer and readers whatever the allocator, and the rates would measure
- * that rather than deferred free and reclaim. Sheaf pools free with
- * rte_sheaf_free_deferred(); other ops with rte_rcu_qsbr_dq_enqueue(),
- * whose callback puts the object back with rte_mempool_put(). Only the
- * writer's objects and cycles are counted.
- */
-#define PERF_RCU_SLOTS 1024   /* table entries, a small hash table */
-#define PERF_RCU_RECLAIM 32   /* frees per reclaim call */
-/* rte_hash's defer-queue defaults (RTE_HASH_RCU_DQ_RECLAIM_*). */
-#define PERF_RCU_DQ_TRIGGER 32
-#define PERF_RCU_DQ_MAX 16
-
-struct perf_rcu {
-	struct rte_rcu_qsbr *v;
-	struct rte_rcu_qsbr_dq *dq;   /* NULL for a sheaf pool */
-	void **table;                 /* [PERF_RCU_SLOTS], published */
-};
-
-static void
-rcu_dq_free(void *p, void *e, unsigned int n)
-{
-	void * const *objs = e;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		rte_mempool_put(p, objs[i]);
-}
-
-static void
-rcu_teardown(struct perf_entry *e)
-{
-	struct perf_rcu *r = e->priv;
-
-	if (r == NULL)
-		return;
-	/* Empty after every measurement; a failed one is drained here. */
-	if (r->dq != NULL)
-		rte_rcu_qsbr_dq_delete(r->dq);
-	else
-		rte_sheaf_deferred_barrier(e->mp);
-	rte_free(r->table);
-	rte_free(r->v);
-	rte_free(r);
-	e->priv = NULL;
-}
-
-static unsigned int dq_seq; /* main lcore only */
-
-static int
-rcu_setup(const struct perf_opts *o, struct perf_entry *e, char *err,
-	size_t len)
-{
-	struct rte_rcu_qsbr_dq_parameters p;
-	unsigned int i, nb_readers = o->nb_lcores - 1;
-	char name[RTE_RING_NAMESIZE];
-	struct perf_rcu *r;
-
-	r = rte_zmalloc("perf_rcu", sizeof(*r), RTE_CACHE_LINE_SIZE);
-	e->priv = r;
-	if (r == NULL)
-		goto nomem;
-	r->v = rte_zmalloc("perf_qsbr", rte_rcu_qsbr_get_memsize(nb_readers),
-		RTE_CACHE_LINE_SIZE);
-	r->table = rte_zmalloc("perf_rcu_table",
-		PERF_RCU_SLOTS * sizeof(void *), RTE_CACHE_LINE_SIZE);
-	if (r->v == NULL || r->table == NULL)
-		goto nomem;
-	rte_rcu_qsbr_init(r->v, nb_readers);
-	for (i = 0; i < nb_readers; i++)
-		rte_rcu_qsbr_thread_register(r->v, i);
-	if (strcmp(rte_mempool_get_ops(e->mp->ops_index)->name,
-			RTE_SHEAF_OPS_NAME) == 0) {
-		if (rte_sheaf_rcu_attach(e->mp, r->v) == 0)
-			return 0;
-		snprintf(err, len, "rcu attach: %s", rte_strerror(rte_errno));
-		goto fail;
-	}
-	memset(&p, 0, sizeof(p));
-	/* Unique among rings: dq names its ring after it. */
-	snprintf(name, sizeof(name), "perf_dq%u", dq_seq++);
-	p.name = name;
-	p.flags = RTE_RCU_QSBR_DQ_MT_UNSAFE; /* one writer */
-	p.size = e->mp->size;
-	p.esize = sizeof(void *);
-	p.trigger_reclaim_limit = PERF_RCU_DQ_TRIGGER;
-	p.max_reclaim_size = PERF_RCU_DQ_MAX;
-	p.free_fn = rcu_dq_free;
-	p.p = e->mp;
-	p.v = r->v;
-	r->dq = rte_rcu_qsbr_dq_create(&p);
-	if (r->dq != NULL)
-		return 0;
-	snprintf(err, len, "dq create: %s", rte_strerror(rte_errno));
-	goto fail;
-nomem:
-	snprintf(err, len, "rcu setup: out of memory");
-fail:
-	rcu_teardown(e);
-	return -1;
-}
-
-/* Reclaim whatever has passed its grace period. */
-static inline void
-rcu_reclaim(struct perf_worker *w, struct perf_rcu *r)
-{
-	if (r->dq == NULL)
-		rte_sheaf_reclaim(w->mp);
-	else
-		rte_rcu_qsbr_dq_reclaim(r->dq, w->mp->size, NULL, NULL, NULL);
-}
-
-static inline int
-rcu_free(struct perf_worker *w, struct perf_rcu *r, void *obj)
-{
-	if (r->dq == NULL)
-		return rte_sheaf_free_deferred(w->mp, obj);
-	/* Full only while readers lag: reclaim, then retry once. */
-	if (rte_rcu_qsbr_dq_enqueue(r->dq, &obj) == 0)
-		return 0;
-	rcu_reclaim(w, r);
-	return rte_rcu_qsbr_dq_enqueue(r->dq, &obj) == 0 ? 0 : -1;
-}
-
-/* A get that reclaims while it waits: frees come back only so. */
-static int
-rcu_get(struct perf_worker *w, struct perf_rcu *r, void **obj)
-{
-	uint64_t first;
-
-	if (likely(rte_mempool_get(w->mp, obj) == 0))
-		return 0;
-	first = rte_rdtsc();
-	do {
-		w->get_fail++;
-		if (perf_worker_should_stop(w) && w->t_start != 0)
-			return -1;
-		if (rte_rdtsc() - first > w->sync->stall) {
-			perf_worker_fail(w, "get failed for %.0f ms on lcore %u",
-				(double)w->sync->stall * 1e3 /
-				(double)rte_get_tsc_hz(), w->lcore_id);
-			return -1;
-		}
-		rcu_reclaim(w, r);
-	} while (rte_mempool_get(w->mp, obj) != 0);
-	return 0;
-}
-
-static void
-rcu_writer(struct perf_worker *w, struct perf_rcu *r)
-{
-	uint64_t rng = 0x9e3779b97f4a7c15ULL;
-	unsigned int i;
-	bool ready = true;
-	void *obj, *old, **slot;
-
-	for (i = 0; i < PERF_RCU_SLOTS && ready; i++) {
-		ready = rcu_get(w, r, &obj) == 0;
-		if (ready)
-			/* Release: readers see the object written. */
-			__atomic_store_n(&r->table[i], obj, __ATOMIC_RELEASE);
-	}
-	perf_worker_wait_go(w);
-
-	while (ready && !perf_worker_should_stop(w)) {
-		if (rcu_get(w, r, &obj) != 0)
-			break;
-		*(volatile uint64_t *)obj = w->objects;
-		rng ^= rng << 13;
-		rng ^= rng >> 7;
-		rng ^= rng << 17;
-		/* One writer: a plain load, then a release store publishes. */
-		slot = &r->table[rng % PERF_RCU_SLOTS];
-		old = *slot;
-		__atomic_store_n(slot, obj, __ATOMIC_RELEASE);
-		if (rcu_free(w, r, old) != 0) {
-			perf_worker_fail(w, "deferred free failed");
-			break;
-		}
-		if (++w->objects % PERF_RCU_RECLAIM == 0)
-			rcu_reclaim(w, r);
-	}
-	w->t_end = rte_rdtsc();
-
-	/* Empty the table, then wait for every object to be back. */
-	for (i = 0; i < PERF_RCU_SLOTS; i++) {
-		old = __atomic_exchange_n(&r->table[i], NULL, __ATOMIC_RELEASE);
-		if (old != NULL && rcu_free(w, r, old) != 0)
-			perf_worker_fail(w, "deferred free failed");
-	}
-	if (r->dq == NULL) {
-		if (rte_sheaf_deferred_barrier(w->mp) != 0)
-			perf_worker_fail(w, "barrier: %s",
-				rte_strerror(rte_errno));
-		return;
-	}
-	for (;;) {
-		unsigned int pending = 0;
-
-		rte_rcu_qsbr_dq_reclaim(r->dq, w->mp->size, NULL, &pending,
-			NULL);
-		if (pending == 0)
-			break;
-		rte_pause();
-	}
-}
-
-static void
-rcu_reader(struct perf_worker *w, struct perf_rcu *r, unsigned int id)
-{
-	rte_rcu_qsbr_thread_online(r->v, id);
-	perf_worker_wait_go(w);
-	/* Readers are not timed: the rates are the writer's. */
-	w->t_start = 0;
-	while (!perf_worker_should_stop(w)) {
-		rte_rcu_qsbr_quiescent(r->v, id);
-		rte_pause();
-	}
-	w->t_end = rte_rdtsc();
-	rte_rcu_qsbr_thread_offline(r->v, id);
-}
-
-static void
-rcu_body(struct perf_worker *w)
-{
-	if (w->index == 0)
-		rcu_writer(w, w->priv);
-	else
-		rcu_reader(w, w->priv, w->index - 1);
-}
-
-static int
-rcu_check(const struct perf_opts *o, char *err, size_t len)
-{
-	if (o->nb_lcores < 2) {
-		snprintf(err, len, "deferred needs 2 lcores (a writer, readers), --lcores has %u",
-			o->nb_lcores);
-		return -1;
-	}
-	if (o->pool_size < 2 * PERF_RCU_SLOTS) {
-		snprintf(err, len, "--pool-size %u is below twice the %u table entries",
-			o->pool_size, PERF_RCU_SLOTS);
-		return -1;
-	}
-	return 0;
-}
-
 const struct perf_scenario perf_scenarios[] = {
 	{
 		.name = "local",
@@ -1032,8 +595,8 @@ const struct perf_scenario perf_scenarios[] = {
 		.layout = PERF_LAYOUT_ALL,
 		.rearms = true,
 		.floor = true,
-		.check = rx_check,
-		.body = rx_body,
+		.check = perf_rx_check,
+		.body = perf_rx_body,
 	},
 	{
 		.name = "rx-prefill",
@@ -1042,8 +605,8 @@ const struct perf_scenario perf_scenarios[] = {
 		.layout = PERF_LAYOUT_ALL,
 		.sheaf_only = true,
 		.rearms = true,
-		.check = rx_check,
-		.body = rx_body,
+		.check = perf_rx_check,
+		.body = perf_rx_body,
 	},
 	{
 		.name = "rx-burst-low",
@@ -1052,9 +615,9 @@ const struct perf_scenario perf_scenarios[] = {
 		.layout = PERF_LAYOUT_ALL,
 		.rearms = true,
 		.overload = true,
-		.pool_size = rx_low_pool_size,
-		.check = rx_low_check,
-		.body = rx_body,
+		.pool_size = perf_rx_low_pool_size,
+		.check = check_none,
+		.body = perf_rx_body,
 	},
 	{
 		.name = "rx-prefill-low",
@@ -1064,9 +627,9 @@ const struct perf_scenario perf_scenarios[] = {
 		.sheaf_only = true,
 		.rearms = true,
 		.overload = true,
-		.pool_size = rx_low_pool_size,
-		.check = rx_low_check,
-		.body = rx_body,
+		.pool_size = perf_rx_low_pool_size,
+		.check = check_none,
+		.body = perf_rx_body,
 	},
 	{
 		.name = "exhausted",
@@ -1075,7 +638,7 @@ const struct perf_scenario perf_scenarios[] = {
 		.layout = PERF_LAYOUT_ALL,
 		.overload = true,
 		.pool_size = exh_pool_size,
-		.check = exh_check,
+		.check = check_none,
 		.body = exh_body,
 	},
 	{
@@ -1084,10 +647,10 @@ const struct perf_scenario perf_scenarios[] = {
 		.pool = PERF_POOL_PLAIN,
 		.layout = PERF_LAYOUT_ALL,
 		.round_ratios = true,
-		.check = rcu_check,
-		.body = rcu_body,
-		.setup = rcu_setup,
-		.teardown = rcu_teardown,
+		.check = perf_rcu_check,
+		.body = perf_rcu_body,
+		.setup = perf_rcu_setup,
+		.teardown = perf_rcu_teardown,
 	},
 };
 
