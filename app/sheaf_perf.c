@@ -899,7 +899,7 @@ list_scenarios_and_ops(void)
 
 	printf("scenarios:\n");
 	for (s = 0; s < perf_nb_scenarios; s++)
-		printf("  %-9s %s\n", perf_scenarios[s].name,
+		printf("  %-14s %s\n", perf_scenarios[s].name,
 			perf_scenarios[s].help);
 	list_ops(stdout);
 }

@@ -262,7 +262,7 @@ help_scenarios(FILE *f)
 	unsigned int i;
 
 	for (i = 0; i < perf_nb_scenarios; i++)
-		fprintf(f, "%*s  %-9s %s\n", HELP_INDENT, "",
+		fprintf(f, "%*s  %-14s %s\n", HELP_INDENT, "",
 			perf_scenarios[i].name, perf_scenarios[i].help);
 }
 
@@ -276,7 +276,9 @@ static const struct perf_option perf_options[] = {
 	  .dflt_str = DEFAULT_OPS,
 	  .help = "ops specs NAME:CACHE[:CAPACITY], comma separated;\n"
 		"NAME sheaf+validate: sheaf with RTE_SHEAF_F_VALIDATE;\n"
-		"CAPACITY sets the sheaf capacity (sheaf ops only)" },
+		"CAPACITY sets the sheaf capacity (sheaf ops only);\n"
+		"local, mbuf, rx-burst add a floor row (perf_floor\n"
+		"ops), pipeline a limit and a ceiling row (no pool)" },
 	{ "baseline", "SPEC", PERF_ARG_STRING, OFF(baseline_arg),
 	  .dflt_str = DEFAULT_BASELINE,
 	  .help = "ops spec the ratios refer to, added to the list if\n"
