@@ -8,7 +8,7 @@ Reads the file written by `sheaf-perf ... -- --json FILE` or `--csv FILE`
 and draws, per scenario, the median Mobj/s of each ops (error bars: min
 and max over rounds) next to the median per-round ratio to the baseline
 (error bars: its min and max). On a noisy machine the ratio panel is the
-one to read.
+one to read. The floor, limit and ceiling rows are green.
 
 Usage: plot.py RESULTS.{json,csv} [-o PREFIX]
 Writes PREFIX-<scenario>.png (PREFIX defaults to RESULTS without its
@@ -23,6 +23,9 @@ import os
 import sys
 
 SYSTEM_PYTHON = "/usr/bin/python3"
+# Rows that measure no driver of the comparison: the floor (perf_floor
+# ops), the limit and the ceiling (no pool). Drawn apart.
+YARDSTICKS = ("floor", "limit", "ceiling")
 
 
 def load_json(path):
@@ -100,6 +103,8 @@ def bars(ax, rows, key, title, ylabel):
         hi.append(r[key + "_max"] - v if v is not None else 0)
         colors.append("tab:gray" if r["baseline"]
                       else "tab:red" if r["status"] != "ok"
+                      else "tab:green" if r["label"].split(":")[0]
+                      in YARDSTICKS
                       else "tab:blue")
     ax.bar(xs, vals, yerr=[lo, hi], capsize=4, color=colors)
     for x, r in zip(xs, rows):

@@ -16,8 +16,10 @@
  *   perf_opts      the command line, read-only once parsed.
  *   perf_scenario  a row of the scenario table: pool kind, lcore layout
  *                  and the body each lcore runs.
- *   perf_entry     one (scenario, ops) row of the report: its pool, kept
- *                  across rounds, and the samples of every round.
+ *   perf_entry     one row of the report: a scenario measured with one
+ *                  ops spec (or a yardstick row: floor, limit,
+ *                  ceiling), its pool, kept across rounds, and the
+ *                  samples of every round.
  *   perf_sync      the flags one measurement's lcores meet on.
  *   perf_worker    one lcore's part in a measurement, and its result.
  */
@@ -32,6 +34,8 @@
 #include <rte_ring.h>
 
 #include "rte_sheaf.h"
+
+#include "perf_floor.h"
 
 /* Limits of the options, each with its reason. */
 #define PERF_ROUNDS_MAX 1000     /* rounds: keeps a run finite */
@@ -52,6 +56,7 @@ struct perf_ops_spec {
 	unsigned int cache;                  /**< DPDK per-lcore cache size. */
 	struct rte_sheaf_config sheaf;       /**< Used for the sheaf ops only. */
 	char label[PERF_LABEL_LEN];          /**< As shown: name[/capN]. */
+	char arg[PERF_LABEL_LEN];            /**< As given to --ops. */
 };
 
 /** What kind of pool a scenario measures. */
@@ -64,6 +69,16 @@ enum perf_pool_kind {
 enum perf_layout {
 	PERF_LAYOUT_ALL,   /**< Every lcore runs the same role. */
 	PERF_LAYOUT_PAIRS, /**< Consumer, producer, consumer, producer... */
+};
+
+/** What a row of the report measures. */
+enum perf_entry_kind {
+	PERF_ENTRY_OPS,     /**< A pool of one --ops spec. */
+	PERF_ENTRY_FLOOR,   /**< A pool of the app's perf_floor ops. */
+	PERF_ENTRY_LIMIT,   /**< pipeline, no pool: a ring per pair carries
+			     *   the pointers back to the producer.
+			     */
+	PERF_ENTRY_CEILING, /**< pipeline, no pool: pointers go round. */
 };
 
 /** Roles of an lcore in a measurement. */
@@ -92,15 +107,20 @@ struct perf_opts {
 	unsigned int stall_ms;         /**< Failing gets this long fail a run. */
 	unsigned int lcores[RTE_MAX_LCORE]; /**< --lcores, main first. */
 	unsigned int nb_lcores;        /**< 0 until resolved after EAL init. */
+	unsigned int nb_left_out;      /**< Default scenarios that cannot run. */
 	bool touch;                    /**< Write each object once per get. */
 	bool rotate;                   /**< Start round r at entry r. */
-	bool strict;                   /**< Failed entries fail the exit code. */
+	bool strict;                   /**< Any failure fails the exit code. */
 	bool quiet;                    /**< No progress line. */
 	bool sheaf_dump;               /**< rte_sheaf_dump() per sheaf pool. */
 	bool list;                     /**< List scenarios and ops, then exit. */
+	bool help;                     /**< --help: usage, then exit. */
+	bool ops_given;                /**< --ops was on the command line. */
+	bool scenarios_given;          /**< --scenario was too. */
 	const char *csv;
 	const char *json;
 	const char *lcores_arg;        /**< Raw --lcores, parsed after EAL. */
+	const char *baseline_arg;      /**< Raw --baseline. */
 };
 
 /** The flags the lcores of one measurement meet on. */
@@ -117,21 +137,26 @@ struct perf_worker {
 	const struct perf_scenario *sc;
 	struct perf_sync *sync;
 	const struct perf_opts *opts;
-	struct rte_mempool *mp;   /**< NULL for a ceiling row. */
+	struct rte_mempool *mp;   /**< NULL for limit, ceiling rows. */
 	void *priv;               /**< The entry's scenario state. */
+	enum perf_entry_kind kind; /**< Of the entry measured. */
 	struct rte_ring *ring;    /**< Pairs layout: the pair's ring. */
 	struct perf_worker *peer; /**< Pairs layout: the other end. */
 	void **held;              /**< (window + 1) * bulk slots. */
 	unsigned int lcore_id;
+	unsigned int index;       /**< Position in --lcores. */
 	enum perf_role role;
 	bool mbuf;                /**< Objects are mbufs. */
 	bool timekeeper;          /**< Stores stop at the deadline. */
 	uint32_t done;            /**< Producer: nothing more to enqueue. */
 	/* Results, read by main after rte_eal_wait_lcore(). */
 	uint64_t objects;         /**< Objects through get and put. */
-	uint64_t t_start;         /**< TSC at go. */
-	uint64_t t_end;           /**< TSC at stop. */
+	uint64_t t_start;         /**< This lcore's TSC at go; 0: untimed. */
+	uint64_t t_end;           /**< This lcore's TSC at stop. */
 	uint64_t get_fail;        /**< Failed get calls. */
+	uint64_t fail_cycles;     /**< Overload: this lcore's TSC cycles
+				   *   inside its failed gets.
+				   */
 	uint64_t rearm_partial;   /**< rx: rearms short of the deficit. */
 	char reason[PERF_REASON_LEN]; /**< Non-empty: the run failed. */
 } __rte_cache_aligned;
@@ -143,9 +168,19 @@ struct perf_scenario {
 	const char *help;
 	enum perf_pool_kind pool;
 	enum perf_layout layout;
-	bool ceiling;             /**< Adds a row run with no mempool. */
+	bool floor;               /**< Adds the floor row, the share's base. */
+	bool limit;               /**< Adds the limit row, the share's base. */
+	bool ceiling;             /**< Adds the ceiling row. */
 	bool sheaf_only;          /**< Other ops' rows report n/a. */
 	bool rearms;              /**< get_fail, rearm_partial are rearms. */
+	/**
+	 * Gets are expected to fail: each is timed (fail_cycles), the
+	 * report shows the overload columns, and a round that moved no
+	 * object is a result (the pool could serve none), not a failure.
+	 */
+	bool overload;
+	/** The report lists each round's ratio to the baseline. */
+	bool round_ratios;
 	/** Objects per pool; NULL: --pool-size. */
 	unsigned int (*pool_size)(const struct perf_opts *o);
 	/** Checks the options against the layout; 0 or -1 with a message. */
@@ -177,21 +212,31 @@ enum perf_status {
 struct perf_sample {
 	enum perf_status status;
 	uint64_t objects;
-	uint64_t wall_cycles;   /**< First start to last stop. */
+	uint64_t wall_cycles;   /**< Main lcore's TSC, go to its stop. */
 	uint64_t lcore_cycles;  /**< Sum over lcores of their busy time. */
 	uint64_t get_fail;
+	uint64_t fail_cycles;   /**< Sum of the lcores' own differences. */
 	uint64_t rearm_partial;
+	uint64_t membarriers;   /**< membarrier() calls of a sheaf pool. */
+	bool has_membarriers;   /**< The library counts them (by name). */
 	double mobjs;           /**< Million objects per second. */
 	double cycles_per_obj;  /**< lcore_cycles / objects. */
 	double ratio;           /**< mobjs / baseline's mobjs, same round. */
 	bool has_ratio;
+	double share;           /**< mobjs / floor's or limit's, same round. */
+	bool has_share;
+	/* Overload figures; NAN where there is none. */
+	double fail_per_obj;    /**< get_fail / objects. */
+	double ns_per_fail;     /**< fail_cycles / get_fail, in ns. */
+	double mb_per_s;        /**< membarriers per wall second. */
 	bool whole;             /**< Pool whole after the run. */
 	unsigned int avail;     /**< rte_mempool_avail_count() after. */
 };
 
 /** One row of the report: a scenario measured with one ops spec. */
 struct perf_entry {
-	const struct perf_ops_spec *ops; /**< NULL: the ceiling row. */
+	enum perf_entry_kind kind;
+	const struct perf_ops_spec *ops; /**< NULL: limit, ceiling rows. */
 	bool baseline;
 	struct rte_mempool *mp;
 	void *priv;                      /**< Scenario state, see setup. */
@@ -205,8 +250,12 @@ struct perf_entry {
 	double cpo_med;
 	unsigned int nb_ratio;
 	double ratio_med, ratio_min, ratio_max;
+	unsigned int nb_share;
+	double share_med, share_min, share_max;
 	uint64_t get_fail;
 	uint64_t rearm_partial;
+	/* Overload figures over the OK rounds together; NAN: none. */
+	double fail_per_obj, ns_per_fail, mb_per_s;
 };
 
 /** A scenario's results. */
@@ -214,7 +263,18 @@ struct perf_result {
 	const struct perf_scenario *sc;
 	struct perf_entry *entries;
 	unsigned int nb_entries;
+	int ref;  /**< Entry the share refers to (floor, limit); -1: none. */
 };
+
+/* sheaf_perf_opts.c */
+/** Parses the app options; 0, 1 for --help, or -1 after a message. */
+int perf_parse_args(int argc, char **argv, struct perf_opts *o);
+/** Resolves --lcores once EAL is up; 0, or -1 after a message. */
+int perf_resolve_lcores(struct perf_opts *o);
+void perf_usage(FILE *f, const char *prg);
+int perf_parse_uint(const char *arg, const char *name, unsigned long min,
+	unsigned long max, unsigned int *out);
+int perf_parse_ops_spec(const char *arg, struct perf_ops_spec *spec);
 
 /* sheaf_perf_scenarios.c */
 void perf_worker_wait_go(struct perf_worker *w);
@@ -236,6 +296,25 @@ perf_worker_should_stop(struct perf_worker *w)
 	/* Relaxed: a late read only runs one more iteration. */
 	return __atomic_load_n(&s->stop, __ATOMIC_RELAXED) != 0;
 }
+
+/* sheaf_perf_rx.c: rx-* scenarios. */
+void perf_rx_body(struct perf_worker *w);
+int perf_rx_check(const struct perf_opts *o, char *err, size_t len);
+unsigned int perf_rx_low_pool_size(const struct perf_opts *o);
+
+/* sheaf_perf_rcu.c: the deferred scenario. */
+void perf_rcu_body(struct perf_worker *w);
+int perf_rcu_check(const struct perf_opts *o, char *err, size_t len);
+int perf_rcu_setup(const struct perf_opts *o, struct perf_entry *e,
+	char *err, size_t len);
+void perf_rcu_teardown(struct perf_entry *e);
+
+/* pipeline's limit row: setup, teardown, objects back home. */
+int perf_limit_setup(const struct perf_opts *o, struct perf_entry *e,
+	char *err, size_t len);
+void perf_limit_teardown(struct perf_entry *e);
+unsigned int perf_limit_avail(const struct perf_entry *e,
+	unsigned int *size);
 
 /* sheaf_perf_report.c */
 void perf_summarise(const struct perf_opts *o, struct perf_result *r);

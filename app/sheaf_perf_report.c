@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,9 @@
 const char *
 perf_entry_label(const struct perf_entry *e)
 {
-	return e->ops != NULL ? e->ops->label : "ceiling";
+	if (e->ops != NULL)
+		return e->ops->label;
+	return e->kind == PERF_ENTRY_LIMIT ? "limit" : "ceiling";
 }
 
 unsigned int
@@ -52,10 +55,90 @@ median(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Median, min and max of the n values of v (sorted). */
+static void
+spread(double *v, unsigned int n, double *med, double *min, double *max)
+{
+	*med = median(v, n);
+	*min = n ? v[0] : 0;
+	*max = n ? v[n - 1] : 0;
+}
+
+/* The overload figures of a round, or of rounds summed (NAN: none). */
+static void
+overload_figures(const struct perf_result *res, struct perf_sample *s)
+{
+	const double hz = (double)rte_get_tsc_hz();
+
+	s->fail_per_obj = s->objects != 0 ?
+		(double)s->get_fail / (double)s->objects : NAN;
+	/* Only overload scenarios time their gets. */
+	s->ns_per_fail = res->sc->overload && s->get_fail != 0 ?
+		(double)s->fail_cycles * 1e9 / hz / (double)s->get_fail : NAN;
+	s->mb_per_s = s->has_membarriers && s->wall_cycles != 0 ?
+		(double)s->membarriers * hz / (double)s->wall_cycles : NAN;
+}
+
+/* The overload figures of e over its OK rounds taken together. */
+static void
+overload_summary(const struct perf_opts *o, const struct perf_result *res,
+	struct perf_entry *e)
+{
+	struct perf_sample tot = { .has_membarriers = true };
+	unsigned int r;
+
+	for (r = 0; r < o->rounds; r++) {
+		const struct perf_sample *s = &e->rounds[r];
+
+		if (s->status != PERF_OK)
+			continue;
+		tot.objects += s->objects;
+		tot.get_fail += s->get_fail;
+		tot.fail_cycles += s->fail_cycles;
+		tot.wall_cycles += s->wall_cycles;
+		tot.membarriers += s->membarriers;
+		tot.has_membarriers &= s->has_membarriers;
+	}
+	overload_figures(res, &tot);
+	e->fail_per_obj = tot.fail_per_obj;
+	e->ns_per_fail = tot.ns_per_fail;
+	e->mb_per_s = tot.mb_per_s;
+}
+
+/* Per-round ratios of e to the baseline b and to the reference ref. */
+static void
+summarise_rounds(const struct perf_opts *o, const struct perf_result *res,
+	struct perf_entry *e, const struct perf_entry *ref)
+{
+	const struct perf_entry *b = &res->entries[o->baseline];
+	unsigned int r;
+
+	e->get_fail = 0;
+	e->rearm_partial = 0;
+	for (r = 0; r < o->rounds; r++) {
+		struct perf_sample *s = &e->rounds[r];
+		const struct perf_sample *bs = &b->rounds[r];
+		const struct perf_sample *rs = ref != NULL ? &ref->rounds[r] :
+			NULL;
+
+		e->get_fail += s->get_fail;
+		e->rearm_partial += s->rearm_partial;
+		s->has_ratio = s->status == PERF_OK &&
+			bs->status == PERF_OK && bs->mobjs > 0;
+		s->ratio = s->has_ratio ? s->mobjs / bs->mobjs : 0;
+		s->has_share = s->status == PERF_OK && rs != NULL &&
+			rs->status == PERF_OK && rs->mobjs > 0;
+		s->share = s->has_share ? s->mobjs / rs->mobjs : 0;
+		overload_figures(res, s);
+	}
+	overload_summary(o, res, e);
+}
+
 void
 perf_summarise(const struct perf_opts *o, struct perf_result *res)
 {
-	const struct perf_entry *base = &res->entries[o->baseline];
+	const struct perf_entry *ref = res->ref >= 0 ?
+		&res->entries[res->ref] : NULL;
 	double *v = calloc(o->rounds, sizeof(*v));
 	unsigned int i, r, n;
 
@@ -63,40 +146,28 @@ perf_summarise(const struct perf_opts *o, struct perf_result *res)
 		return;
 	for (i = 0; i < res->nb_entries; i++) {
 		struct perf_entry *e = &res->entries[i];
+		const struct perf_sample *p = e->rounds;
 
-		e->get_fail = 0;
-		e->rearm_partial = 0;
-		for (r = 0; r < o->rounds; r++) {
-			struct perf_sample *s = &e->rounds[r];
-			const struct perf_sample *b = &base->rounds[r];
-
-			e->get_fail += s->get_fail;
-			e->rearm_partial += s->rearm_partial;
-			s->has_ratio = s->status == PERF_OK &&
-				b->status == PERF_OK && b->mobjs > 0;
-			s->ratio = s->has_ratio ? s->mobjs / b->mobjs : 0;
-		}
-
+		summarise_rounds(o, res, e, ref);
 		for (n = 0, r = 0; r < o->rounds; r++)
-			if (e->rounds[r].status == PERF_OK)
-				v[n++] = e->rounds[r].mobjs;
+			if (p[r].status == PERF_OK)
+				v[n++] = p[r].mobjs;
 		e->nb_ok = n;
-		e->mobjs_med = median(v, n);
-		e->mobjs_min = n ? v[0] : 0;
-		e->mobjs_max = n ? v[n - 1] : 0;
-
+		spread(v, n, &e->mobjs_med, &e->mobjs_min, &e->mobjs_max);
 		for (n = 0, r = 0; r < o->rounds; r++)
-			if (e->rounds[r].status == PERF_OK)
-				v[n++] = e->rounds[r].cycles_per_obj;
+			if (p[r].status == PERF_OK)
+				v[n++] = p[r].cycles_per_obj;
 		e->cpo_med = median(v, n);
-
 		for (n = 0, r = 0; r < o->rounds; r++)
-			if (e->rounds[r].has_ratio)
-				v[n++] = e->rounds[r].ratio;
+			if (p[r].has_ratio)
+				v[n++] = p[r].ratio;
 		e->nb_ratio = n;
-		e->ratio_med = median(v, n);
-		e->ratio_min = n ? v[0] : 0;
-		e->ratio_max = n ? v[n - 1] : 0;
+		spread(v, n, &e->ratio_med, &e->ratio_min, &e->ratio_max);
+		for (n = 0, r = 0; r < o->rounds; r++)
+			if (p[r].has_share)
+				v[n++] = p[r].share;
+		e->nb_share = n;
+		spread(v, n, &e->share_med, &e->share_min, &e->share_max);
 	}
 	free(v);
 }
@@ -128,37 +199,101 @@ entry_status(const struct perf_opts *o, const struct perf_result *res,
 	return buf;
 }
 
+/* A figure of the overload columns: "-" where there is none. */
+static void
+print_figure(FILE *f, const char *fmt, double v, const char *none)
+{
+	if (isnan(v))
+		fprintf(f, "%8s ", none);
+	else
+		fprintf(f, fmt, v);
+}
+
+static void
+print_row(FILE *f, const struct perf_opts *o, const struct perf_result *res,
+	const struct perf_entry *e)
+{
+	char status[PERF_REASON_LEN + 64], cache[16] = "-";
+	bool sheaf = e->ops != NULL &&
+		strcmp(e->ops->name, RTE_SHEAF_OPS_NAME) == 0;
+
+	if (e->ops != NULL)
+		snprintf(cache, sizeof(cache), "%u", e->ops->cache);
+	fprintf(f, "%-18s %5s ", perf_entry_label(e), cache);
+	if (e->nb_ok != 0)
+		fprintf(f, "%9.2f %9.2f %9.2f %8.1f ", e->mobjs_med,
+			e->mobjs_min, e->mobjs_max, e->cpo_med);
+	else
+		fprintf(f, "%9s %9s %9s %8s ", "-", "-", "-", "-");
+	if (e->nb_ratio != 0)
+		fprintf(f, "%7.3f %7.3f %7.3f ", e->ratio_med, e->ratio_min,
+			e->ratio_max);
+	else
+		fprintf(f, "%7s %7s %7s ", "-", "-", "-");
+	if (e->nb_share != 0)
+		fprintf(f, "%7.3f ", e->share_med);
+	else
+		fprintf(f, "%7s ", "-");
+	if (res->sc->overload && e->nb_ok != 0) {
+		print_figure(f, "%8.3f ", e->fail_per_obj, "-");
+		print_figure(f, "%8.0f ", e->ns_per_fail, "-");
+		/* n/a: a sheaf pool whose library counts no membarrier(). */
+		print_figure(f, "%8.1f ", e->mb_per_s, sheaf ? "n/a" : "-");
+	} else if (res->sc->overload) {
+		fprintf(f, "%8s %8s %8s ", "-", "-", "-");
+	}
+	fprintf(f, " %s\n", entry_status(o, res, e, status, sizeof(status)));
+}
+
+/*
+ * Each round's ratio to the baseline, entry by entry, then their min,
+ * median and max over the run: where rounds disagree, the spread says
+ * more than the median alone.
+ */
+static void
+print_round_ratios(FILE *f, const struct perf_opts *o,
+	const struct perf_result *res)
+{
+	char name[PERF_LABEL_LEN + 16];
+	unsigned int i, r;
+
+	fprintf(f, "per-round ratio to the baseline, rounds 1..%u | min median max\n",
+		o->rounds);
+	for (i = 0; i < res->nb_entries; i++) {
+		const struct perf_entry *e = &res->entries[i];
+
+		if (e->baseline || e->nb_ratio == 0)
+			continue;
+		snprintf(name, sizeof(name), "%s:%u", perf_entry_label(e),
+			perf_entry_cache(e));
+		fprintf(f, "%-24s", name);
+		for (r = 0; r < o->rounds; r++)
+			if (e->rounds[r].has_ratio)
+				fprintf(f, " %.3f", e->rounds[r].ratio);
+			else
+				fprintf(f, " -");
+		fprintf(f, " | %.3f %.3f %.3f\n", e->ratio_min, e->ratio_med,
+			e->ratio_max);
+	}
+}
+
 void
 perf_print_table(FILE *f, const struct perf_opts *o,
 	const struct perf_result *res)
 {
-	char status[PERF_REASON_LEN + 64], cache[16];
 	unsigned int i;
 
 	fprintf(f, "== %s: %s ==\n", res->sc->name, res->sc->help);
-	fprintf(f, "%-18s %5s %9s %9s %9s %8s %7s %7s %7s  %s\n",
+	fprintf(f, "%-18s %5s %9s %9s %9s %8s %7s %7s %7s %7s ",
 		"ops", "cache", "Mobj/s", "min", "max", "cyc/obj", "ratio",
-		"r.min", "r.max", "status");
-	for (i = 0; i < res->nb_entries; i++) {
-		const struct perf_entry *e = &res->entries[i];
-
-		if (e->ops != NULL)
-			snprintf(cache, sizeof(cache), "%u", e->ops->cache);
-		else
-			snprintf(cache, sizeof(cache), "-");
-		fprintf(f, "%-18s %5s ", perf_entry_label(e), cache);
-		if (e->nb_ok != 0)
-			fprintf(f, "%9.2f %9.2f %9.2f %8.1f ", e->mobjs_med,
-				e->mobjs_min, e->mobjs_max, e->cpo_med);
-		else
-			fprintf(f, "%9s %9s %9s %8s ", "-", "-", "-", "-");
-		if (e->nb_ratio != 0)
-			fprintf(f, "%7.3f %7.3f %7.3f  ", e->ratio_med,
-				e->ratio_min, e->ratio_max);
-		else
-			fprintf(f, "%7s %7s %7s  ", "-", "-", "-");
-		fprintf(f, "%s\n", entry_status(o, res, e, status, sizeof(status)));
-	}
+		"r.min", "r.max", "share");
+	if (res->sc->overload)
+		fprintf(f, "%8s %8s %8s ", "fail/obj", "ns/fail", "mb/s");
+	fprintf(f, " status\n");
+	for (i = 0; i < res->nb_entries; i++)
+		print_row(f, o, res, &res->entries[i]);
+	if (res->sc->round_ratios)
+		print_round_ratios(f, o, res);
 	fprintf(f, "\n");
 }
 
@@ -204,13 +339,75 @@ csv_entry_head(FILE *f, const char *kind, const struct perf_result *res,
 	const struct perf_entry *e)
 {
 	fprintf(f, "%s,%s,%s,", kind, res->sc->name,
-		e->ops != NULL ? e->ops->name : "ceiling");
+		e->ops != NULL ? e->ops->name : perf_entry_label(e));
 	if (e->ops != NULL)
 		fprintf(f, "%u,%u,", e->ops->cache, e->ops->sheaf.capacity);
 	else
 		fprintf(f, ",,");
 	csv_str(f, perf_entry_label(e));
 	fprintf(f, ",%d,", e->baseline);
+}
+
+/* A CSV number field (then a comma), empty where there is none. */
+static void
+csv_num(FILE *f, bool has, const char *fmt, double v)
+{
+	if (has)
+		fprintf(f, fmt, v);
+	fputc(',', f);
+}
+
+/* The overload columns, ending the line. */
+static void
+csv_overload(FILE *f, double fail_per_obj, double ns_per_fail,
+	double mb_per_s)
+{
+	csv_num(f, !isnan(fail_per_obj), "%.6f", fail_per_obj);
+	csv_num(f, !isnan(ns_per_fail), "%.1f", ns_per_fail);
+	if (!isnan(mb_per_s))
+		fprintf(f, "%.2f", mb_per_s);
+	fputc('\n', f);
+}
+
+static void
+csv_round(FILE *f, const struct perf_result *res, const struct perf_entry *e,
+	unsigned int r)
+{
+	const struct perf_sample *p = &e->rounds[r];
+
+	csv_entry_head(f, "round", res, e);
+	fprintf(f, "%u,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f,%.3f,", r,
+		status_name(p->status), p->objects, p->wall_cycles,
+		p->lcore_cycles, p->mobjs, p->cycles_per_obj);
+	if (p->has_ratio)
+		fprintf(f, "%.5f", p->ratio);
+	fprintf(f, ",,,,,,%" PRIu64 ",%d,,", p->get_fail, p->whole);
+	csv_num(f, p->has_share, "%.5f", p->share);
+	fprintf(f, ",,");
+	csv_overload(f, p->fail_per_obj, p->ns_per_fail, p->mb_per_s);
+}
+
+static void
+csv_summary(FILE *f, const struct perf_result *res,
+	const struct perf_entry *e)
+{
+	csv_entry_head(f, "summary", res, e);
+	fprintf(f, ",%s,,,,", entry_status_name(e));
+	csv_num(f, e->nb_ok != 0, "%.4f", e->mobjs_med);
+	csv_num(f, e->nb_ok != 0, "%.3f", e->cpo_med);
+	csv_num(f, e->nb_ratio != 0, "%.5f", e->ratio_med);
+	csv_num(f, e->nb_ok != 0, "%.4f", e->mobjs_min);
+	csv_num(f, e->nb_ok != 0, "%.4f", e->mobjs_max);
+	csv_num(f, e->nb_ratio != 0, "%.5f", e->ratio_min);
+	csv_num(f, e->nb_ratio != 0, "%.5f", e->ratio_max);
+	fprintf(f, "%u,%" PRIu64 ",%d,", e->nb_ok, e->get_fail,
+		!e->not_whole);
+	csv_str(f, e->reason);
+	fputc(',', f);
+	csv_num(f, e->nb_share != 0, "%.5f", e->share_med);
+	csv_num(f, e->nb_share != 0, "%.5f", e->share_min);
+	csv_num(f, e->nb_share != 0, "%.5f", e->share_max);
+	csv_overload(f, e->fail_per_obj, e->ns_per_fail, e->mb_per_s);
 }
 
 int
@@ -228,52 +425,14 @@ perf_write_csv(const char *path, const struct perf_opts *o,
 	fprintf(f, "kind,scenario,ops,cache,capacity,label,baseline,round,"
 		"status,objects,wall_cycles,lcore_cycles,mobjs,cycles_per_obj,"
 		"ratio,mobjs_min,mobjs_max,ratio_min,ratio_max,rounds_ok,"
-		"get_fail,whole,reason\n");
-	for (s = 0; s < nb; s++) {
+		"get_fail,whole,reason,share,share_min,share_max,"
+		"fail_per_obj,ns_per_fail,membarrier_per_s\n");
+	for (s = 0; s < nb; s++)
 		for (i = 0; i < res[s].nb_entries; i++) {
-			const struct perf_entry *e = &res[s].entries[i];
-
-			for (r = 0; r < o->rounds; r++) {
-				const struct perf_sample *p = &e->rounds[r];
-
-				csv_entry_head(f, "round", &res[s], e);
-				fprintf(f, "%u,%s,%" PRIu64 ",%" PRIu64 ",%"
-					PRIu64 ",%.4f,%.3f,", r,
-					status_name(p->status), p->objects,
-					p->wall_cycles, p->lcore_cycles,
-					p->mobjs, p->cycles_per_obj);
-				if (p->has_ratio)
-					fprintf(f, "%.5f", p->ratio);
-				fprintf(f, ",,,,,,%" PRIu64 ",%d,\n",
-					p->get_fail, p->whole);
-			}
-			csv_entry_head(f, "summary", &res[s], e);
-			fprintf(f, ",%s,,,,", entry_status_name(e));
-			if (e->nb_ok != 0)
-				fprintf(f, "%.4f,%.3f,", e->mobjs_med,
-					e->cpo_med);
-			else
-				fprintf(f, ",,");
-			if (e->nb_ratio != 0)
-				fprintf(f, "%.5f,", e->ratio_med);
-			else
-				fprintf(f, ",");
-			if (e->nb_ok != 0)
-				fprintf(f, "%.4f,%.4f,", e->mobjs_min,
-					e->mobjs_max);
-			else
-				fprintf(f, ",,");
-			if (e->nb_ratio != 0)
-				fprintf(f, "%.5f,%.5f,", e->ratio_min,
-					e->ratio_max);
-			else
-				fprintf(f, ",,");
-			fprintf(f, "%u,%" PRIu64 ",%d,", e->nb_ok,
-				e->get_fail, !e->not_whole);
-			csv_str(f, e->reason);
-			fputc('\n', f);
+			for (r = 0; r < o->rounds; r++)
+				csv_round(f, &res[s], &res[s].entries[i], r);
+			csv_summary(f, &res[s], &res[s].entries[i]);
 		}
-	}
 	if (fclose(f) != 0) {
 		fprintf(stderr, "--csv %s: %s\n", path, strerror(errno));
 		return -1;
@@ -298,14 +457,14 @@ json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* A number, or null where there is none. */
+/* ", "key": v", or null where there is none. */
 static void
-json_num(FILE *f, bool has, double v)
+json_num(FILE *f, const char *key, bool has, double v)
 {
 	if (has)
-		fprintf(f, "%.6g", v);
+		fprintf(f, ", \"%s\": %.6g", key, v);
 	else
-		fprintf(f, "null");
+		fprintf(f, ", \"%s\": null", key);
 }
 
 static void
@@ -327,7 +486,65 @@ json_config(FILE *f, const struct perf_opts *o)
 	fprintf(f, "], \"main_lcore\": %u, \"baseline\": ",
 		rte_get_main_lcore());
 	json_str(f, o->ops[o->baseline].label);
-	fprintf(f, ", \"baseline_cache\": %u}", o->ops[o->baseline].cache);
+	fprintf(f, ", \"baseline_cache\": %u, \"ops\": [",
+		o->ops[o->baseline].cache);
+	for (i = 0; i < o->nb_ops; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_str(f, o->ops[i].arg);
+	}
+	fprintf(f, "]}");
+}
+
+static void
+json_overload(FILE *f, double fail_per_obj, double ns_per_fail,
+	double mb_per_s)
+{
+	json_num(f, "fail_per_obj", !isnan(fail_per_obj), fail_per_obj);
+	json_num(f, "ns_per_fail", !isnan(ns_per_fail), ns_per_fail);
+	json_num(f, "membarrier_per_s", !isnan(mb_per_s), mb_per_s);
+}
+
+static void
+json_summary(FILE *f, const struct perf_entry *e)
+{
+	fprintf(f, ",\n       \"summary\": {\"rounds_ok\": %u", e->nb_ok);
+	json_num(f, "mobjs", e->nb_ok != 0, e->mobjs_med);
+	json_num(f, "mobjs_min", e->nb_ok != 0, e->mobjs_min);
+	json_num(f, "mobjs_max", e->nb_ok != 0, e->mobjs_max);
+	json_num(f, "cycles_per_obj", e->nb_ok != 0, e->cpo_med);
+	json_num(f, "ratio", e->nb_ratio != 0, e->ratio_med);
+	json_num(f, "ratio_min", e->nb_ratio != 0, e->ratio_min);
+	json_num(f, "ratio_max", e->nb_ratio != 0, e->ratio_max);
+	json_num(f, "share", e->nb_share != 0, e->share_med);
+	json_num(f, "share_min", e->nb_share != 0, e->share_min);
+	json_num(f, "share_max", e->nb_share != 0, e->share_max);
+	fprintf(f, ", \"get_fail\": %" PRIu64, e->get_fail);
+	json_overload(f, e->fail_per_obj, e->ns_per_fail, e->mb_per_s);
+	fprintf(f, "}");
+}
+
+static void
+json_round(FILE *f, const struct perf_sample *p, unsigned int r)
+{
+	fprintf(f, "%s\n        {\"round\": %u, \"status\": ", r ? "," : "",
+		r);
+	json_str(f, status_name(p->status));
+	fprintf(f, ", \"objects\": %" PRIu64 ", \"wall_cycles\": %" PRIu64
+		", \"lcore_cycles\": %" PRIu64, p->objects, p->wall_cycles,
+		p->lcore_cycles);
+	json_num(f, "mobjs", p->status == PERF_OK, p->mobjs);
+	json_num(f, "cycles_per_obj", p->status == PERF_OK,
+		p->cycles_per_obj);
+	json_num(f, "ratio", p->has_ratio, p->ratio);
+	json_num(f, "share", p->has_share, p->share);
+	fprintf(f, ", \"get_fail\": %" PRIu64 ", \"fail_cycles\": %" PRIu64,
+		p->get_fail, p->fail_cycles);
+	if (p->has_membarriers)
+		fprintf(f, ", \"membarriers\": %" PRIu64, p->membarriers);
+	else
+		fprintf(f, ", \"membarriers\": null");
+	json_overload(f, p->fail_per_obj, p->ns_per_fail, p->mb_per_s);
+	fprintf(f, ", \"whole\": %s}", p->whole ? "true" : "false");
 }
 
 static void
@@ -336,7 +553,7 @@ json_entry(FILE *f, const struct perf_opts *o, const struct perf_entry *e)
 	unsigned int r;
 
 	fprintf(f, "{\"ops\": ");
-	json_str(f, e->ops != NULL ? e->ops->name : "ceiling");
+	json_str(f, e->ops != NULL ? e->ops->name : perf_entry_label(e));
 	fprintf(f, ", \"label\": ");
 	json_str(f, perf_entry_label(e));
 	if (e->ops != NULL)
@@ -349,40 +566,10 @@ json_entry(FILE *f, const struct perf_opts *o, const struct perf_entry *e)
 	json_str(f, entry_status_name(e));
 	fprintf(f, ", \"reason\": ");
 	json_str(f, e->reason);
-	fprintf(f, ",\n       \"summary\": {\"rounds_ok\": %u, \"mobjs\": ",
-		e->nb_ok);
-	json_num(f, e->nb_ok != 0, e->mobjs_med);
-	fprintf(f, ", \"mobjs_min\": ");
-	json_num(f, e->nb_ok != 0, e->mobjs_min);
-	fprintf(f, ", \"mobjs_max\": ");
-	json_num(f, e->nb_ok != 0, e->mobjs_max);
-	fprintf(f, ", \"cycles_per_obj\": ");
-	json_num(f, e->nb_ok != 0, e->cpo_med);
-	fprintf(f, ", \"ratio\": ");
-	json_num(f, e->nb_ratio != 0, e->ratio_med);
-	fprintf(f, ", \"ratio_min\": ");
-	json_num(f, e->nb_ratio != 0, e->ratio_min);
-	fprintf(f, ", \"ratio_max\": ");
-	json_num(f, e->nb_ratio != 0, e->ratio_max);
-	fprintf(f, ", \"get_fail\": %" PRIu64 "},\n       \"rounds\": [",
-		e->get_fail);
-	for (r = 0; r < o->rounds; r++) {
-		const struct perf_sample *p = &e->rounds[r];
-
-		fprintf(f, "%s\n        {\"round\": %u, \"status\": ",
-			r ? "," : "", r);
-		json_str(f, status_name(p->status));
-		fprintf(f, ", \"objects\": %" PRIu64 ", \"wall_cycles\": %"
-			PRIu64 ", \"lcore_cycles\": %" PRIu64 ", \"mobjs\": ",
-			p->objects, p->wall_cycles, p->lcore_cycles);
-		json_num(f, p->status == PERF_OK, p->mobjs);
-		fprintf(f, ", \"cycles_per_obj\": ");
-		json_num(f, p->status == PERF_OK, p->cycles_per_obj);
-		fprintf(f, ", \"ratio\": ");
-		json_num(f, p->has_ratio, p->ratio);
-		fprintf(f, ", \"get_fail\": %" PRIu64 ", \"whole\": %s}",
-			p->get_fail, p->whole ? "true" : "false");
-	}
+	json_summary(f, e);
+	fprintf(f, ",\n       \"rounds\": [");
+	for (r = 0; r < o->rounds; r++)
+		json_round(f, &e->rounds[r], r);
 	fprintf(f, "]}");
 }
 

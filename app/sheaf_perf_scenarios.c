@@ -3,7 +3,9 @@
  */
 
 /*
- * The scenario table and what each lcore runs in a measurement.
+ * The scenario table and what each lcore runs in a measurement: the
+ * local and mbuf churn, the pipeline (and its limit row) and exhausted
+ * here; rx-* in sheaf_perf_rx.c, deferred in sheaf_perf_rcu.c.
  *
  * A body sets up (takes its window of objects), meets the other lcores
  * in perf_worker_wait_go(), loops until perf_worker_should_stop(), stamps
@@ -15,6 +17,7 @@
  * pairs' rings and the held-object buffers from the row.
  */
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,7 +27,6 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_pause.h>
-#include <rte_rcu_qsbr.h>
 
 #include "sheaf_perf.h"
 
@@ -173,31 +175,164 @@ churn_body(struct perf_worker *w)
 }
 
 /*
- * pipeline producer: allocates bulks and hands them to its consumer
- * through an SP/SC ring. With no mempool (the ceiling row) it hands the
- * same fixed set of pointers round, which are never dereferenced.
+ * pipeline's limit row: no mempool. Each pair has a second SP/SC ring
+ * that carries the pointers back from the consumer to the producer,
+ * primed with the pair's share of --pool-size objects. That is the
+ * ideal pool for one producer and one consumer: one ring operation a
+ * bulk on each side, no cache, no lock, nothing shared beyond the two
+ * lcores. It is the share's reference in the pipeline table.
+ */
+struct perf_limit {
+	void *mem;                /* the objects, obj_size bytes each */
+	unsigned int per_pair;    /* objects each back ring starts with */
+	unsigned int nb_back;
+	struct rte_ring *back[];  /* one per pair */
+};
+
+/* The pair's back ring of a limit row, or NULL for any other row. */
+static inline struct rte_ring *
+limit_back(const struct perf_worker *w)
+{
+	const struct perf_limit *l = w->priv;
+
+	return w->kind == PERF_ENTRY_LIMIT ? l->back[w->index / 2] : NULL;
+}
+
+void
+perf_limit_teardown(struct perf_entry *e)
+{
+	struct perf_limit *l = e->priv;
+	unsigned int i;
+
+	if (l == NULL)
+		return;
+	for (i = 0; i < l->nb_back; i++)
+		rte_ring_free(l->back[i]);
+	rte_free(l->mem);
+	rte_free(l);
+	e->priv = NULL;
+}
+
+/* One back ring per pair, holding its share of the objects. */
+static int
+limit_rings(const struct perf_opts *o, struct perf_limit *l)
+{
+	char name[RTE_RING_NAMESIZE];
+	unsigned int i, k;
+	void *obj;
+
+	for (i = 0; i < l->nb_back; i++) {
+		snprintf(name, sizeof(name), "perf_back%u", i);
+		l->back[i] = rte_ring_create(name, l->per_pair,
+			(int)rte_lcore_to_socket_id(o->lcores[2 * i + 1]),
+			RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
+		if (l->back[i] == NULL)
+			return -1;
+		for (k = 0; k < l->per_pair; k++) {
+			obj = RTE_PTR_ADD(l->mem, ((size_t)i * l->per_pair + k) *
+				o->obj_size);
+			rte_ring_sp_enqueue(l->back[i], obj);
+		}
+	}
+	return 0;
+}
+
+int
+perf_limit_setup(const struct perf_opts *o, struct perf_entry *e,
+	char *err, size_t len)
+{
+	unsigned int pairs = o->nb_lcores / 2;
+	struct perf_limit *l;
+
+	l = rte_zmalloc("perf_limit", sizeof(*l) + pairs * sizeof(l->back[0]),
+		RTE_CACHE_LINE_SIZE);
+	e->priv = l;
+	if (l == NULL)
+		goto fail;
+	l->nb_back = pairs;
+	l->per_pair = o->pool_size / pairs;
+	l->mem = rte_malloc("perf_limit_objs",
+		(size_t)l->per_pair * pairs * o->obj_size, RTE_CACHE_LINE_SIZE);
+	if (l->mem != NULL && limit_rings(o, l) == 0)
+		return 0;
+fail:
+	snprintf(err, len, "limit setup: %s", rte_strerror(
+		l != NULL && l->mem != NULL ? rte_errno : ENOMEM));
+	perf_limit_teardown(e);
+	return -1;
+}
+
+unsigned int
+perf_limit_avail(const struct perf_entry *e, unsigned int *size)
+{
+	const struct perf_limit *l = e->priv;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < l->nb_back; i++)
+		n += rte_ring_count(l->back[i]);
+	*size = l->per_pair * l->nb_back;
+	return n;
+}
+
+/*
+ * A bulk for the producer: from the pool, from the back ring (limit), or
+ * nothing to do (ceiling). 0, or -1 when it gave up (stop, stall).
+ */
+static int
+pipeline_get(struct perf_worker *w, struct rte_ring *back, void **objs)
+{
+	const unsigned int bulk = w->opts->bulk;
+
+	if (back == NULL)
+		return w->mp != NULL ? obj_get_wait(w, objs, bulk) : 0;
+	/* The consumer is about to give some back: no stall to fear. */
+	while (rte_ring_sc_dequeue_bulk(back, objs, bulk, NULL) == 0) {
+		w->get_fail++;
+		if (perf_worker_should_stop(w))
+			return -1;
+		rte_pause();
+	}
+	return 0;
+}
+
+/* Objects back to the pool, or to the back ring (limit). */
+static inline void
+pipeline_put(struct perf_worker *w, struct rte_ring *back, void **objs,
+	unsigned int n)
+{
+	if (back != NULL)
+		/* Room for every object of the pair: never short. */
+		rte_ring_sp_enqueue_burst(back, objs, n, NULL);
+	else if (w->mp != NULL)
+		obj_put(w, objs, n);
+}
+
+/*
+ * pipeline producer: gets bulks and hands them to its consumer through
+ * an SP/SC ring. With no mempool, the limit row takes them from its back
+ * ring; the ceiling row hands the same fixed set of pointers round,
+ * never dereferenced.
  */
 static void
 pipeline_producer(struct perf_worker *w)
 {
+	struct rte_ring *back = limit_back(w);
 	const unsigned int bulk = w->opts->bulk;
+	const bool ceiling = w->mp == NULL && back == NULL;
 	void **objs = w->held;
 	bool holding = false;
 	unsigned int i;
 
-	if (w->mp == NULL) {
-		for (i = 0; i < bulk; i++)
-			objs[i] = &objs[i];
-	}
+	for (i = 0; ceiling && i < bulk; i++)
+		objs[i] = &objs[i];
 	perf_worker_wait_go(w);
 
 	while (!perf_worker_should_stop(w)) {
 		if (!holding) {
-			if (w->mp != NULL) {
-				if (obj_get_wait(w, objs, bulk) != 0)
-					break;
+			if (pipeline_get(w, back, objs) != 0)
+				break;
+			if (!ceiling)
 				obj_touch(w, objs, bulk);
-			}
 			holding = true;
 		}
 		if (rte_ring_sp_enqueue_bulk(w->ring, objs, bulk, NULL) != 0)
@@ -207,8 +342,14 @@ pipeline_producer(struct perf_worker *w)
 	}
 	w->t_end = rte_rdtsc();
 
-	if (holding && w->mp != NULL)
-		obj_put(w, objs, bulk);
+	/* The back ring has one producer, the consumer: a held bulk goes
+	 * the consumer's way, and its drain takes it home.
+	 */
+	while (holding && back != NULL &&
+			rte_ring_sp_enqueue_bulk(w->ring, objs, bulk, NULL) == 0)
+		rte_pause();
+	if (holding && back == NULL)
+		pipeline_put(w, NULL, objs, bulk);
 	/* Release: a consumer that sees done sees all enqueues above. */
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 }
@@ -217,6 +358,7 @@ pipeline_producer(struct perf_worker *w)
 static void
 pipeline_consumer(struct perf_worker *w)
 {
+	struct rte_ring *back = limit_back(w);
 	const unsigned int bulk = w->opts->bulk;
 	void **objs = w->held;
 	unsigned int n;
@@ -228,8 +370,7 @@ pipeline_consumer(struct perf_worker *w)
 		n = rte_ring_sc_dequeue_burst(w->ring, objs, bulk, NULL);
 		if (n == 0)
 			continue;
-		if (w->mp != NULL)
-			obj_put(w, objs, n);
+		pipeline_put(w, back, objs, n);
 		w->objects += n;
 	}
 	w->t_end = rte_rdtsc();
@@ -239,14 +380,12 @@ pipeline_consumer(struct perf_worker *w)
 		/* Acquire: pairs with the producer's release of done. */
 		done = __atomic_load_n(&w->peer->done, __ATOMIC_ACQUIRE);
 		n = rte_ring_sc_dequeue_burst(w->ring, objs, bulk, NULL);
-		if (n != 0) {
-			if (w->mp != NULL)
-				obj_put(w, objs, n);
-		} else if (done) {
+		if (n != 0)
+			pipeline_put(w, back, objs, n);
+		else if (done)
 			break;
-		} else {
+		else
 			rte_pause();
-		}
 	}
 }
 
@@ -299,440 +438,125 @@ pipeline_check(const struct perf_opts *o, char *err, size_t len)
 }
 
 /*
- * rx-*: a simulated RX queue per lcore. A descriptor ring of PERF_RX_RING
- * mbufs; each poll receives a random burst (1..PERF_RX_BURST_MAX, the
- * oldest mbufs) into a TX queue of up to PERF_RX_TXQ mbufs, completes a
- * random burst of the TX queue (frees its oldest mbufs), and rearms the
- * deficit, as a PMD does. The TX lag makes the mbufs in flight wander
- * between PERF_RX_RING and PERF_RX_RING + PERF_RX_TXQ per lcore. A rearm that gets nothing is failed, one that gets less than
- * the deficit partial; the ring then runs short until a later poll.
- * The plain path calls rte_pktmbuf_alloc_bulk() for the deficit (all or
- * nothing). The prefill path borrows a sheaf once, refills it to the
- * deficit each poll and takes the mbufs from it.
+ * exhausted: a pool smaller than what the lcores want together. The
+ * pool holds PERF_EXH_HOLD objects per lcore and half a bulk more; each
+ * lcore takes its share, then keeps asking for a bulk more. Once every
+ * lcore holds its share, gets fail; after PERF_EXH_PATIENCE failures in
+ * a row an lcore gives its oldest bulk back, and its next get (or
+ * another lcore's, where the driver lets objects move) succeeds. So
+ * about PERF_EXH_PATIENCE of every PERF_EXH_PATIENCE + 1 gets fail, the
+ * price of the failures shows, and objects still move. Every get is
+ * timed on the lcore making it; gets never wait (no stall), and every
+ * lcore gives everything back at stop.
  */
-#define PERF_RX_RING 512      /* descriptors per queue, a common default */
-#define PERF_RX_BURST_MAX 64  /* mbufs per poll, at most */
-#define PERF_RX_TXQ 256       /* mbufs sent, not yet completed, at most */
-#define PERF_RX_SLACK 256     /* rx-*-low: objects beyond the rings */
+#define PERF_EXH_HOLD 512   /* objects per lcore: an RX ring's worth, and
+			     * room for DPDK's largest cache in the pool
+			     */
+#define PERF_EXH_PATIENCE 4 /* failed gets in a row, then a bulk goes */
 
-struct perf_rxq {
-	struct rte_mbuf *slot[PERF_RX_RING];
-	struct rte_mbuf *rearm[PERF_RX_RING];
-	struct rte_mbuf *txq[PERF_RX_TXQ];
-	unsigned int tail;    /* oldest mbuf */
-	unsigned int filled;  /* mbufs in the ring */
-	unsigned int tx_tail; /* oldest mbuf sent */
-	unsigned int tx_len;  /* mbufs sent, not completed */
-	struct rte_sheaf_prefill *pf;
-	uint64_t rng;
+/* The lcore's FIFO of bulks held. */
+struct perf_exh {
+	void **objs;            /* nb_slots * bulk pointers */
+	unsigned int nb_slots;  /* bulks: room for the whole pool */
+	unsigned int head;      /* next bulk got goes here */
+	unsigned int tail;      /* oldest bulk held */
+	unsigned int held;      /* bulks held */
 };
 
-/* Mbufs for the deficit into q->rearm: returns how many were got. */
+/* Objects of each lcore's share, whole bulks. */
 static unsigned int
-rx_rearm_get(struct perf_worker *w, struct perf_rxq *q, unsigned int deficit)
+exh_share(const struct perf_opts *o)
 {
-	int size;
-
-	if (!w->sc->sheaf_only)
-		return rte_pktmbuf_alloc_bulk(w->mp, q->rearm, deficit) == 0 ?
-			deficit : 0;
-	if (q->pf == NULL)
-		q->pf = rte_sheaf_prefill_get(w->mp, deficit);
-	else
-		rte_sheaf_prefill_refill(w->mp, &q->pf, deficit);
-	if (q->pf == NULL)
-		return 0;
-	/* Short after a failed refill: take what the sheaf holds. */
-	size = rte_sheaf_prefill_size(q->pf);
-	deficit = RTE_MIN(deficit, (unsigned int)RTE_MAX(size, 0));
-	if (rte_sheaf_prefill_pktmbuf_alloc(q->pf, q->rearm, deficit) != 0)
-		return 0;
-	return deficit;
+	return RTE_MAX(PERF_EXH_HOLD / o->bulk, 1u) * o->bulk;
 }
 
 static unsigned int
-rx_rearm(struct perf_worker *w, struct perf_rxq *q)
+exh_pool_size(const struct perf_opts *o)
 {
-	unsigned int deficit = PERF_RX_RING - q->filled, got, head, t;
-
-	if (deficit == 0)
-		return 0;
-	got = rx_rearm_get(w, q, deficit);
-	if (got == 0)
-		w->get_fail++;
-	else if (got < deficit)
-		w->rearm_partial++;
-	head = (q->tail + q->filled) % PERF_RX_RING;
-	t = RTE_MIN(got, PERF_RX_RING - head);
-	memcpy(&q->slot[head], q->rearm, t * sizeof(q->rearm[0]));
-	memcpy(q->slot, &q->rearm[t], (got - t) * sizeof(q->rearm[0]));
-	q->filled += got;
-	return got;
+	return o->nb_lcores * exh_share(o) + o->bulk / 2;
 }
 
-/* TX completion: the n oldest mbufs sent are freed. */
-static void
-rx_tx_complete(struct perf_rxq *q, unsigned int n)
-{
-	unsigned int t;
-
-	n = RTE_MIN(n, q->tx_len);
-	t = RTE_MIN(n, PERF_RX_TXQ - q->tx_tail);
-	rte_pktmbuf_free_bulk(&q->txq[q->tx_tail], t);
-	rte_pktmbuf_free_bulk(q->txq, n - t);
-	q->tx_tail = (q->tx_tail + n) % PERF_RX_TXQ;
-	q->tx_len -= n;
-}
-
-/* Receive a burst: the oldest mbufs leave the ring for the TX queue. */
-static unsigned int
-rx_receive(struct perf_rxq *q, unsigned int n)
-{
-	unsigned int i;
-
-	n = RTE_MIN(n, q->filled);
-	if (q->tx_len + n > PERF_RX_TXQ)
-		rx_tx_complete(q, q->tx_len + n - PERF_RX_TXQ);
-	for (i = 0; i < n; i++) {
-		q->txq[(q->tx_tail + q->tx_len + i) % PERF_RX_TXQ] =
-			q->slot[q->tail];
-		q->tail = (q->tail + 1) % PERF_RX_RING;
-	}
-	q->tx_len += n;
-	q->filled -= n;
-	return n;
-}
-
-/* xorshift64: cheap, per lcore. */
-static inline unsigned int
-rx_burst(struct perf_rxq *q)
-{
-	q->rng ^= q->rng << 13;
-	q->rng ^= q->rng >> 7;
-	q->rng ^= q->rng << 17;
-	return 1 + q->rng % PERF_RX_BURST_MAX;
-}
-
-static void
-rx_body(struct perf_worker *w)
-{
-	struct perf_rxq *q = rte_zmalloc_socket("perf_rxq", sizeof(*q),
-		RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(w->lcore_id));
-	uint64_t got = 0;
-
-	if (q == NULL)
-		perf_worker_fail(w, "no memory for the RX queue");
-	else {
-		q->rng = 0x9e3779b97f4a7c15ULL ^ w->lcore_id;
-		rx_rearm(w, q);
-		w->get_fail = 0;
-		w->rearm_partial = 0;
-	}
-	perf_worker_wait_go(w);
-
-	while (q != NULL && !perf_worker_should_stop(w)) {
-		got = rx_receive(q, rx_burst(q));
-		rx_tx_complete(q, rx_burst(q));
-		got += rx_rearm(w, q);
-		w->objects += got;
-	}
-	w->t_end = rte_rdtsc();
-
-	if (q == NULL)
-		return;
-	while (q->filled != 0) {
-		rx_receive(q, PERF_RX_BURST_MAX);
-		rx_tx_complete(q, PERF_RX_TXQ);
-	}
-	rx_tx_complete(q, PERF_RX_TXQ);
-	if (q->pf != NULL && rte_sheaf_prefill_put(w->mp, q->pf) != 0)
-		perf_worker_fail(w, "prefill put: %s", rte_strerror(rte_errno));
-	rte_free(q);
-}
-
+/* A scenario that runs with any options. */
 static int
-rx_low_check(const struct perf_opts *o __rte_unused, char *err __rte_unused,
+check_none(const struct perf_opts *o __rte_unused, char *err __rte_unused,
 	size_t len __rte_unused)
 {
 	return 0;
 }
 
-/* rx-*-low: just above what the rings hold, so rearms can fail. */
-static unsigned int
-rx_low_pool_size(const struct perf_opts *o)
+/* A get of one bulk, timed: 0, or -1 with the failure counted. */
+static inline int
+exh_get(struct perf_worker *w, struct perf_exh *x)
 {
-	return o->nb_lcores * PERF_RX_RING + PERF_RX_SLACK;
-}
+	const unsigned int bulk = w->opts->bulk;
+	uint64_t t0 = rte_rdtsc();
 
-static int
-rx_check(const struct perf_opts *o, char *err, size_t len)
-{
-	uint64_t need = (uint64_t)o->nb_lcores * PERF_RX_RING;
-
-	if (need >= o->pool_size) {
-		snprintf(err, len,
-			"--pool-size %u is not above the %u lcores x %u descriptors = %" PRIu64 " mbufs held",
-			o->pool_size, o->nb_lcores, PERF_RX_RING, need);
+	if (obj_get(w, &x->objs[x->head * bulk], bulk) != 0) {
+		w->fail_cycles += rte_rdtsc() - t0;
+		w->get_fail++;
 		return -1;
 	}
+	x->head = x->head + 1 == x->nb_slots ? 0 : x->head + 1;
+	x->held++;
 	return 0;
 }
 
-/*
- * deferred: the writer side of a table under RCU. The first lcore is the
- * writer: it replaces random table entries with new objects and frees
- * each old one deferred, reclaiming every PERF_RCU_RECLAIM frees. The
- * other lcores are readers that report a quiescent state in a loop. They
- * do not read the table: its cache lines would then bounce between
- * writer and readers whatever the allocator, and the rates would measure
- * that rather than deferred free and reclaim. Sheaf pools free with
- * rte_sheaf_free_deferred(); other ops with rte_rcu_qsbr_dq_enqueue(),
- * whose callback puts the object back with rte_mempool_put(). Only the
- * writer's objects and cycles are counted.
- */
-#define PERF_RCU_SLOTS 1024   /* table entries, a small hash table */
-#define PERF_RCU_RECLAIM 32   /* frees per reclaim call */
-/* rte_hash's defer-queue defaults (RTE_HASH_RCU_DQ_RECLAIM_*). */
-#define PERF_RCU_DQ_TRIGGER 32
-#define PERF_RCU_DQ_MAX 16
-
-struct perf_rcu {
-	struct rte_rcu_qsbr *v;
-	struct rte_rcu_qsbr_dq *dq;   /* NULL for a sheaf pool */
-	void **table;                 /* [PERF_RCU_SLOTS], published */
-};
-
-static void
-rcu_dq_free(void *p, void *e, unsigned int n)
-{
-	void * const *objs = e;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		rte_mempool_put(p, objs[i]);
-}
-
-static void
-rcu_teardown(struct perf_entry *e)
-{
-	struct perf_rcu *r = e->priv;
-
-	if (r == NULL)
-		return;
-	/* Empty after every measurement; a failed one is drained here. */
-	if (r->dq != NULL)
-		rte_rcu_qsbr_dq_delete(r->dq);
-	else
-		rte_sheaf_deferred_barrier(e->mp);
-	rte_free(r->table);
-	rte_free(r->v);
-	rte_free(r);
-	e->priv = NULL;
-}
-
-static unsigned int dq_seq; /* main lcore only */
-
-static int
-rcu_setup(const struct perf_opts *o, struct perf_entry *e, char *err,
-	size_t len)
-{
-	struct rte_rcu_qsbr_dq_parameters p;
-	unsigned int i, nb_readers = o->nb_lcores - 1;
-	char name[RTE_RING_NAMESIZE];
-	struct perf_rcu *r;
-
-	r = rte_zmalloc("perf_rcu", sizeof(*r), RTE_CACHE_LINE_SIZE);
-	e->priv = r;
-	if (r == NULL)
-		goto nomem;
-	r->v = rte_zmalloc("perf_qsbr", rte_rcu_qsbr_get_memsize(nb_readers),
-		RTE_CACHE_LINE_SIZE);
-	r->table = rte_zmalloc("perf_rcu_table",
-		PERF_RCU_SLOTS * sizeof(void *), RTE_CACHE_LINE_SIZE);
-	if (r->v == NULL || r->table == NULL)
-		goto nomem;
-	rte_rcu_qsbr_init(r->v, nb_readers);
-	for (i = 0; i < nb_readers; i++)
-		rte_rcu_qsbr_thread_register(r->v, i);
-	if (strcmp(rte_mempool_get_ops(e->mp->ops_index)->name,
-			RTE_SHEAF_OPS_NAME) == 0) {
-		if (rte_sheaf_rcu_attach(e->mp, r->v) == 0)
-			return 0;
-		snprintf(err, len, "rcu attach: %s", rte_strerror(rte_errno));
-		goto fail;
-	}
-	memset(&p, 0, sizeof(p));
-	/* Unique among rings: dq names its ring after it. */
-	snprintf(name, sizeof(name), "perf_dq%u", dq_seq++);
-	p.name = name;
-	p.flags = RTE_RCU_QSBR_DQ_MT_UNSAFE; /* one writer */
-	p.size = e->mp->size;
-	p.esize = sizeof(void *);
-	p.trigger_reclaim_limit = PERF_RCU_DQ_TRIGGER;
-	p.max_reclaim_size = PERF_RCU_DQ_MAX;
-	p.free_fn = rcu_dq_free;
-	p.p = e->mp;
-	p.v = r->v;
-	r->dq = rte_rcu_qsbr_dq_create(&p);
-	if (r->dq != NULL)
-		return 0;
-	snprintf(err, len, "dq create: %s", rte_strerror(rte_errno));
-	goto fail;
-nomem:
-	snprintf(err, len, "rcu setup: out of memory");
-fail:
-	rcu_teardown(e);
-	return -1;
-}
-
-/* Reclaim whatever has passed its grace period. */
+/* The oldest bulk held goes back to the pool. */
 static inline void
-rcu_reclaim(struct perf_worker *w, struct perf_rcu *r)
+exh_put_oldest(struct perf_worker *w, struct perf_exh *x)
 {
-	if (r->dq == NULL)
-		rte_sheaf_reclaim(w->mp);
-	else
-		rte_rcu_qsbr_dq_reclaim(r->dq, w->mp->size, NULL, NULL, NULL);
-}
+	const unsigned int bulk = w->opts->bulk;
 
-static inline int
-rcu_free(struct perf_worker *w, struct perf_rcu *r, void *obj)
-{
-	if (r->dq == NULL)
-		return rte_sheaf_free_deferred(w->mp, obj);
-	/* Full only while readers lag: reclaim, then retry once. */
-	if (rte_rcu_qsbr_dq_enqueue(r->dq, &obj) == 0)
-		return 0;
-	rcu_reclaim(w, r);
-	return rte_rcu_qsbr_dq_enqueue(r->dq, &obj) == 0 ? 0 : -1;
-}
-
-/* A get that reclaims while it waits: frees come back only so. */
-static int
-rcu_get(struct perf_worker *w, struct perf_rcu *r, void **obj)
-{
-	uint64_t first;
-
-	if (likely(rte_mempool_get(w->mp, obj) == 0))
-		return 0;
-	first = rte_rdtsc();
-	do {
-		w->get_fail++;
-		if (perf_worker_should_stop(w) && w->t_start != 0)
-			return -1;
-		if (rte_rdtsc() - first > w->sync->stall) {
-			perf_worker_fail(w, "get failed for %.0f ms on lcore %u",
-				(double)w->sync->stall * 1e3 /
-				(double)rte_get_tsc_hz(), w->lcore_id);
-			return -1;
-		}
-		rcu_reclaim(w, r);
-	} while (rte_mempool_get(w->mp, obj) != 0);
-	return 0;
+	obj_put(w, &x->objs[x->tail * bulk], bulk);
+	x->tail = x->tail + 1 == x->nb_slots ? 0 : x->tail + 1;
+	x->held--;
 }
 
 static void
-rcu_writer(struct perf_worker *w, struct perf_rcu *r)
+exh_loop(struct perf_worker *w, struct perf_exh *x)
 {
-	uint64_t rng = 0x9e3779b97f4a7c15ULL;
-	unsigned int i;
-	bool ready = true;
-	void *obj, *old, **slot;
+	unsigned int fails = 0;
 
-	for (i = 0; i < PERF_RCU_SLOTS && ready; i++) {
-		ready = rcu_get(w, r, &obj) == 0;
-		if (ready)
-			/* Release: readers see the object written. */
-			__atomic_store_n(&r->table[i], obj, __ATOMIC_RELEASE);
-	}
-	perf_worker_wait_go(w);
-
-	while (ready && !perf_worker_should_stop(w)) {
-		if (rcu_get(w, r, &obj) != 0)
-			break;
-		*(volatile uint64_t *)obj = w->objects;
-		rng ^= rng << 13;
-		rng ^= rng >> 7;
-		rng ^= rng << 17;
-		/* One writer: a plain load, then a release store publishes. */
-		slot = &r->table[rng % PERF_RCU_SLOTS];
-		old = *slot;
-		__atomic_store_n(slot, obj, __ATOMIC_RELEASE);
-		if (rcu_free(w, r, old) != 0) {
-			perf_worker_fail(w, "deferred free failed");
-			break;
-		}
-		if (++w->objects % PERF_RCU_RECLAIM == 0)
-			rcu_reclaim(w, r);
-	}
-	w->t_end = rte_rdtsc();
-
-	/* Empty the table, then wait for every object to be back. */
-	for (i = 0; i < PERF_RCU_SLOTS; i++) {
-		old = __atomic_exchange_n(&r->table[i], NULL, __ATOMIC_RELEASE);
-		if (old != NULL && rcu_free(w, r, old) != 0)
-			perf_worker_fail(w, "deferred free failed");
-	}
-	if (r->dq == NULL) {
-		if (rte_sheaf_deferred_barrier(w->mp) != 0)
-			perf_worker_fail(w, "barrier: %s",
-				rte_strerror(rte_errno));
-		return;
-	}
-	for (;;) {
-		unsigned int pending = 0;
-
-		rte_rcu_qsbr_dq_reclaim(r->dq, w->mp->size, NULL, &pending,
-			NULL);
-		if (pending == 0)
-			break;
-		rte_pause();
-	}
-}
-
-static void
-rcu_reader(struct perf_worker *w, struct perf_rcu *r, unsigned int id)
-{
-	rte_rcu_qsbr_thread_online(r->v, id);
-	perf_worker_wait_go(w);
-	/* Readers are not timed: the rates are the writer's. */
-	w->t_start = 0;
 	while (!perf_worker_should_stop(w)) {
-		rte_rcu_qsbr_quiescent(r->v, id);
-		rte_pause();
+		/* Never true: the slots hold the whole pool. */
+		if (unlikely(x->held == x->nb_slots))
+			exh_put_oldest(w, x);
+		if (exh_get(w, x) == 0) {
+			fails = 0;
+			w->objects += w->opts->bulk;
+		} else if (++fails == PERF_EXH_PATIENCE && x->held > 0) {
+			exh_put_oldest(w, x);
+			fails = 0;
+		}
 	}
-	rte_rcu_qsbr_thread_offline(r->v, id);
 }
 
 static void
-rcu_body(struct perf_worker *w)
+exh_body(struct perf_worker *w)
 {
 	const struct perf_opts *o = w->opts;
-	unsigned int i;
+	struct perf_exh x = { .nb_slots = exh_pool_size(o) / o->bulk + 1 };
 
-	for (i = 0; i < o->nb_lcores; i++)
-		if (o->lcores[i] == w->lcore_id)
-			break;
-	if (i == 0)
-		rcu_writer(w, w->priv);
-	else
-		rcu_reader(w, w->priv, i - 1);
-}
+	x.objs = rte_malloc_socket("perf_exh",
+		(size_t)x.nb_slots * o->bulk * sizeof(void *),
+		RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(w->lcore_id));
+	if (x.objs == NULL)
+		perf_worker_fail(w, "no memory for the objects held");
+	/* Its share, as far as the pool gives it: caches may hold more. */
+	while (x.objs != NULL && x.held * o->bulk < exh_share(o) &&
+			exh_get(w, &x) == 0)
+		;
+	w->get_fail = 0;
+	w->fail_cycles = 0;
+	perf_worker_wait_go(w);
 
-static int
-rcu_check(const struct perf_opts *o, char *err, size_t len)
-{
-	if (o->nb_lcores < 2) {
-		snprintf(err, len, "deferred needs 2 lcores (a writer, readers), --lcores has %u",
-			o->nb_lcores);
-		return -1;
-	}
-	if (o->pool_size < 2 * PERF_RCU_SLOTS) {
-		snprintf(err, len, "--pool-size %u is below twice the %u table entries",
-			o->pool_size, PERF_RCU_SLOTS);
-		return -1;
-	}
-	return 0;
+	if (x.objs != NULL)
+		exh_loop(w, &x);
+	w->t_end = rte_rdtsc();
+
+	while (x.held > 0)
+		exh_put_oldest(w, &x);
+	rte_free(x.objs);
 }
 
 const struct perf_scenario perf_scenarios[] = {
@@ -741,6 +565,7 @@ const struct perf_scenario perf_scenarios[] = {
 		.help = "get/put churn on every lcore, window of bulks held",
 		.pool = PERF_POOL_PLAIN,
 		.layout = PERF_LAYOUT_ALL,
+		.floor = true,
 		.check = churn_check,
 		.body = churn_body,
 	},
@@ -749,6 +574,7 @@ const struct perf_scenario perf_scenarios[] = {
 		.help = "get on producer lcores, put on consumer lcores, SP/SC rings between",
 		.pool = PERF_POOL_PLAIN,
 		.layout = PERF_LAYOUT_PAIRS,
+		.limit = true,
 		.ceiling = true,
 		.check = pipeline_check,
 		.body = pipeline_body,
@@ -758,6 +584,7 @@ const struct perf_scenario perf_scenarios[] = {
 		.help = "rte_pktmbuf_alloc_bulk/free_bulk churn on every lcore",
 		.pool = PERF_POOL_MBUF,
 		.layout = PERF_LAYOUT_ALL,
+		.floor = true,
 		.check = churn_check,
 		.body = churn_body,
 	},
@@ -767,8 +594,9 @@ const struct perf_scenario perf_scenarios[] = {
 		.pool = PERF_POOL_MBUF,
 		.layout = PERF_LAYOUT_ALL,
 		.rearms = true,
-		.check = rx_check,
-		.body = rx_body,
+		.floor = true,
+		.check = perf_rx_check,
+		.body = perf_rx_body,
 	},
 	{
 		.name = "rx-prefill",
@@ -777,8 +605,8 @@ const struct perf_scenario perf_scenarios[] = {
 		.layout = PERF_LAYOUT_ALL,
 		.sheaf_only = true,
 		.rearms = true,
-		.check = rx_check,
-		.body = rx_body,
+		.check = perf_rx_check,
+		.body = perf_rx_body,
 	},
 	{
 		.name = "rx-burst-low",
@@ -786,9 +614,10 @@ const struct perf_scenario perf_scenarios[] = {
 		.pool = PERF_POOL_MBUF,
 		.layout = PERF_LAYOUT_ALL,
 		.rearms = true,
-		.pool_size = rx_low_pool_size,
-		.check = rx_low_check,
-		.body = rx_body,
+		.overload = true,
+		.pool_size = perf_rx_low_pool_size,
+		.check = check_none,
+		.body = perf_rx_body,
 	},
 	{
 		.name = "rx-prefill-low",
@@ -797,19 +626,31 @@ const struct perf_scenario perf_scenarios[] = {
 		.layout = PERF_LAYOUT_ALL,
 		.sheaf_only = true,
 		.rearms = true,
-		.pool_size = rx_low_pool_size,
-		.check = rx_low_check,
-		.body = rx_body,
+		.overload = true,
+		.pool_size = perf_rx_low_pool_size,
+		.check = check_none,
+		.body = perf_rx_body,
+	},
+	{
+		.name = "exhausted",
+		.help = "pool of 512 objects per lcore: each takes its share, then asks for a bulk more",
+		.pool = PERF_POOL_PLAIN,
+		.layout = PERF_LAYOUT_ALL,
+		.overload = true,
+		.pool_size = exh_pool_size,
+		.check = check_none,
+		.body = exh_body,
 	},
 	{
 		.name = "deferred",
 		.help = "RCU table: writer frees deferred (sheaf) or via rte_rcu_qsbr_dq (others), readers report",
 		.pool = PERF_POOL_PLAIN,
 		.layout = PERF_LAYOUT_ALL,
-		.check = rcu_check,
-		.body = rcu_body,
-		.setup = rcu_setup,
-		.teardown = rcu_teardown,
+		.round_ratios = true,
+		.check = perf_rcu_check,
+		.body = perf_rcu_body,
+		.setup = perf_rcu_setup,
+		.teardown = perf_rcu_teardown,
 	},
 };
 

@@ -3,15 +3,17 @@
 # Copyright(c) 2026 The sheaf authors
 #
 # The perf comparison: set up the machine, build build/ (release), run
-# build/app/sheaf-perf with its defaults (every scenario; sheaf against
-# ring_mp_mc, stack and bucket) on lcores 0-1, and keep the results:
+# build/app/sheaf-perf with its defaults (every scenario; sheaf with and
+# without DPDK's cache against ring_mp_mc, stack and bucket, next to the
+# floor and limit rows) on lcores 0-1, and keep the results:
 #   results/perf.txt   the report as printed
 #   results/perf.csv   every round and the summary (--csv)
 #   results/perf.json  the same as JSON (--json)
 #   results/env.txt    machine, DPDK and commit the numbers come from
 #   results/perf-<scenario>.png  plots (app/plot.py)
 #   results/testpmd.txt, testpmd.csv  dpdk-testpmd forwarding rate per
-#                      ops and --mbcache (app/testpmd_perf.py)
+#                      ops and --mbcache, and the floor row
+#                      (app/testpmd_perf.py)
 #
 # Usage: scripts/perf.sh [sheaf-perf options]  e.g. --scenario local --rounds 3
 # Environment:
@@ -85,6 +87,7 @@ fi
 if [ "${SHEAF_NO_TESTPMD:-0}" != 1 ] && command -v dpdk-testpmd > /dev/null; then
 	tp=(python3 app/testpmd_perf.py
 		--plugin build/drivers/librte_mempool_sheaf.so
+		--floor-plugin build/app/librte_mempool_perf_floor.so
 		--lcores "${SHEAF_LCORES:-0-1}" --rounds 3 --seconds 2
 		--csv "$out/testpmd.csv")
 	[ "${mem[0]}" = --no-huge ] && tp+=(--no-huge)
