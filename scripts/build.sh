@@ -36,9 +36,11 @@ build_asan() {
 	# runtime symbols to the executable that loads them.
 	# werror=false: gcc warns differently with sanitizers at -O0 (e.g.
 	# -Wformat-truncation); build/ enforces -Werror, this build is for
-	# the run-time checks.
+	# the run-time checks. kill_points: the fault-injection tests run
+	# here (lib/sheaf/sheaf_kill.h).
 	configure build-asan -Dbuildtype=debug \
-		-Db_sanitize=address,undefined -Db_lundef=false -Dwerror=false
+		-Db_sanitize=address,undefined -Db_lundef=false -Dwerror=false \
+		-Dkill_points=true
 	ninja -C build-asan
 }
 

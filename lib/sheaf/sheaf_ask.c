@@ -46,6 +46,7 @@ sheaf_ask_heir(struct sheaf_ask *a, struct sheaf_slot *v, uint64_t dead)
 	if (!sheaf_slot_inherit(a->sp, v, dead, SHEAF_BUSY_HEIR))
 		return;
 	a->moved += a->act(a->sp, v, a->arg);
+	SHEAF_KILL("heir.served");
 	sheaf_slot_ack(v, a->request);
 	sheaf_slot_disown(v);
 	a->remote++;

@@ -8,6 +8,8 @@
  * time and is flushed by the caller (sheaf_ask.h).
  */
 
+#include <rte_launch.h>
+#include <rte_lcore.h>
 #include <rte_pause.h>
 
 #include "sheaf_ask.h"
@@ -51,6 +53,32 @@ sheaf_flush_self(struct sheaf_pool *sp)
 	return n + sheaf_flush_barns(sp);
 }
 
+static int
+sheaf_flush_remote(void *arg)
+{
+	sheaf_flush_self(arg);
+	return 0;
+}
+
+/*
+ * An idle EAL worker lcore of this process flushes itself when the main
+ * lcore launches the flush on it (SLUB queues work on each CPU): true
+ * when done that way.
+ */
+static bool
+sheaf_flush_launch(struct sheaf_pool *sp, unsigned int i)
+{
+	if (rte_lcore_id() != rte_get_main_lcore() ||
+			rte_eal_lcore_role(i) != ROLE_RTE ||
+			rte_eal_get_lcore_state(i) != WAIT ||
+			__atomic_load_n(&sp->slot[i].owner, __ATOMIC_RELAXED) !=
+				sheaf_self ||
+			rte_eal_remote_launch(sheaf_flush_remote, sp, i) != 0)
+		return false;
+	rte_eal_wait_lcore(i);
+	return true;
+}
+
 unsigned int
 sheaf_flush_all(struct sheaf_pool *sp)
 {
@@ -65,10 +93,12 @@ sheaf_flush_all(struct sheaf_pool *sp)
 	sheaf_flush_self(sp);
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		if (&sp->slot[i] != self && sheaf_slot_claimed(sp, i) &&
-				sheaf_pair_count(&sp->slot[i]) != 0)
+				sheaf_pair_count(&sp->slot[i]) != 0 &&
+				!sheaf_flush_launch(sp, i))
 			sheaf_slot_set_add(&want, i);
-	/* Idle after idle_ns, taken then: wait a little longer. */
-	deadline = sheaf_clock_ns() + 2 * sp->tun.idle_ns;
+	/* As long as an allocation would wait (sheaf_reclaim.h). */
+	deadline = sheaf_clock_ns() + 3 * sp->tun.idle_ns +
+		sp->tun.membarrier_ns;
 	sheaf_ask_start(&ask, sp, &want, SHEAF_GATE_DRAIN, sheaf_reclaim_drain,
 		NULL);
 	while ((left = sheaf_ask_poll(&ask)) != 0 &&

@@ -32,6 +32,7 @@
 
 #include <rte_memcpy.h>
 
+#include "sheaf_proc.h"
 #include "sheaf_pvt.h"
 #include "sheaf_tx.h"
 
@@ -138,6 +139,7 @@ sheaf_pair_pop(struct sheaf_slot *lc, uint64_t w, void **objs,
 		objs[0] = m->objs[ms];
 	else
 		sheaf_objs_copy(objs, &m->objs[ms], n);
+	SHEAF_KILL("pop.copied");
 	/* msize is the low field: no borrow, n <= msize. */
 	sheaf_pair_commit(lc, w - n);
 }
@@ -155,6 +157,7 @@ sheaf_pair_push(struct sheaf_slot *lc, uint64_t w, void * const *objs,
 		m->objs[ms] = objs[0];
 	else
 		sheaf_objs_copy(&m->objs[ms], objs, n);
+	SHEAF_KILL("push.copied");
 	sheaf_pair_commit(lc, w + n);
 }
 

@@ -85,6 +85,7 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 	if (!__atomic_compare_exchange_n(&v->owner, &dead, heir, 0,
 			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return false;
+	SHEAF_KILL("inherit.claimed");
 	/* The dead owner may have died inside a call. Owner only now. */
 	__atomic_store_n(&v->busy, busy, __ATOMIC_RELAXED);
 	sheaf_slot_claimed_now(sp, v);

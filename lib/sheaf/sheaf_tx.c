@@ -44,6 +44,7 @@ sheaf_tx_rollback(struct sheaf_txlock *lk)
 	while (i-- > 0) {
 		const struct sheaf_undo *u = &lk->ent[i];
 
+		SHEAF_KILL("recover.undo");
 		if (u->addr & 1)
 			*(uint32_t *)(u->addr & ~(uintptr_t)1) = (uint32_t)u->old;
 		else
