@@ -127,8 +127,9 @@ struct rte_sheaf_config {
 	 * a flush); an lcore that calls the pool is asked instead, never
 	 * interrupted. An allocation that finds objects only in other
 	 * lcores' sheaves waits for them up to three times this plus
-	 * membarrier_interval_us. 0: RTE_SHEAF_IDLE_US_DEFAULT. Max
-	 * RTE_SHEAF_TIME_US_MAX.
+	 * membarrier_interval_us, or 100 times this while one of those
+	 * lcores is inside a pool call (preempted there). 0:
+	 * RTE_SHEAF_IDLE_US_DEFAULT. Max RTE_SHEAF_TIME_US_MAX.
 	 */
 	uint32_t idle_us;
 	/**

@@ -56,11 +56,27 @@ sheaf_reclaim_holders(struct sheaf_pool *sp, const struct sheaf_slot *self,
 	return held;
 }
 
+/*
+ * Whether an asked owner is inside a call: it answers when it leaves it,
+ * which a preempted owner does late.
+ */
+static bool
+sheaf_reclaim_inside(const struct sheaf_pool *sp, const struct sheaf_ask *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_MAX_LCORE; i++)
+		if (sheaf_slot_set_has(&a->pending, i) &&
+				!sheaf_slot_quiet(&sp->slot[i]))
+			return true;
+	return false;
+}
+
 bool
 sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 {
 	struct sheaf_slot_set want = { { 0 } };
-	uint64_t held, deadline;
+	uint64_t held, deadline, cap, now;
 	struct sheaf_ask ask;
 	unsigned int left;
 	bool ok = false;
@@ -77,8 +93,14 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 	 * the pool's membarrier interval; preemption adds some: up to three
 	 * idle times and an interval.
 	 */
-	deadline = sheaf_clock_ns() + 3 * sp->tun.idle_ns +
-		sp->tun.membarrier_ns;
+	now = sheaf_clock_ns();
+	deadline = now + 3 * sp->tun.idle_ns + sp->tun.membarrier_ns;
+	/*
+	 * An asked owner still inside a call was preempted there (it would
+	 * have answered within microseconds): it answers when it runs again.
+	 * Up to 100 idle times.
+	 */
+	cap = now + 100 * sp->tun.idle_ns;
 	sheaf_ask_start(&ask, sp, &want, SHEAF_GATE_DRAIN, sheaf_reclaim_drain,
 		NULL);
 	for (;;) {
@@ -87,7 +109,9 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 			ok = true;
 			break;
 		}
-		if (left == 0 || sheaf_clock_ns() >= deadline) {
+		now = sheaf_clock_ns();
+		if (left == 0 || (now >= deadline && (now >= cap ||
+				!sheaf_reclaim_inside(sp, &ask)))) {
 			ok = ask.moved != 0 || left == 0;
 			break;
 		}
