@@ -17,9 +17,18 @@
  *            it must have taken that slot over (its rte_sheaf_dump()
  *            says so), then SIGKILLs itself with objects in its lcore's
  *            sheaves, for the primary to take back.
+ * die:       churns until SIGKILLed at a random moment (by itself, from
+ *            another thread), most likely inside a pool call, holding
+ *            objects (marked 2 in the ownership table) and with one call
+ *            in flight: test/scripts/identity.sh.
+ * owner:     on the lcore id of one that died (with its pid, or while it
+ *            is an unreaped zombie): it must take the slot over and use
+ *            its own sheaves: no call of its own may find the slot busy
+ *            (RTE_SHEAF_STAT_REENTRANT unchanged), none may fail.
  * Exit: 0 pass, 1 fail, 77 skip.
  */
 
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,7 +55,9 @@
 struct mp_ctl {
 	uint32_t secondaries_done;  /* atomic */
 	uint32_t failures;          /* atomic */
-	uint8_t owned[POOL_N];      /* atomic per object: 1 while held */
+	uint32_t deaths;            /* atomic: die-mode processes started */
+	/* atomic per object: 1 while held, 2 while held by one that dies */
+	uint8_t owned[POOL_N];
 };
 
 static struct rte_mempool *pool;
@@ -157,6 +168,64 @@ run_secondary(struct mp_ctl *ctl, double seconds)
 	return 0;
 }
 
+/* Die at a random moment within the first SECONDS, from a thread. */
+static void *
+die_timer(void *arg)
+{
+	double seconds = *(double *)arg;
+
+	usleep((useconds_t)(seconds * 1e6 * (0.2 + 0.8 * (rand() % 1000) / 1000.0)));
+	raise(SIGKILL);
+	return NULL;
+}
+
+/*
+ * Churn with large bulks (slow paths, trades) and flushes (long calls
+ * that hold no object in the caller's hands), so that the death most
+ * likely comes inside a call, until killed. Held objects are marked 2:
+ * the primary counts them out of the pool for good.
+ */
+static int
+run_die(struct mp_ctl *ctl, double seconds)
+{
+	void *held[4][4 * MAX_BULK];
+	unsigned int nheld[4] = { 0 }, slot, n;
+	pthread_t t;
+
+	srand(getpid());
+	if (build_index() < 0)
+		return -1;
+	__atomic_fetch_add(&ctl->deaths, 1, __ATOMIC_RELAXED);
+	if (pthread_create(&t, NULL, die_timer, &seconds) != 0)
+		return -1;
+	for (;;) {
+		slot = rand() % 4;
+		if (nheld[slot] != 0) {
+			if (mark(ctl, held[slot], nheld[slot], 2, 0) < 0)
+				return -1;
+			rte_mempool_put_bulk(pool, held[slot], nheld[slot]);
+			nheld[slot] = 0;
+			continue;
+		}
+		n = 1 + rand() % (4 * MAX_BULK);
+		if (rte_mempool_get_bulk(pool, held[slot], n) == 0) {
+			if (mark(ctl, held[slot], n, 0, 2) < 0)
+				return -1;
+			nheld[slot] = n;
+		}
+		if (rte_sheaf_flush_lcore(pool) < 0)
+			return -1;
+	}
+}
+
+static uint64_t
+stat_of(enum rte_sheaf_stat id)
+{
+	struct rte_sheaf_stats st;
+
+	return rte_sheaf_stats_get(pool, &st) == 0 ? st.count[id] : 0;
+}
+
 /* Whether rte_sheaf_dump() shows the caller's lcore slot as its own. */
 static int
 owns_slot(void)
@@ -178,13 +247,78 @@ owns_slot(void)
 	return found;
 }
 
+static int owns_slot(void);
+
+/*
+ * The secondaries exited or died with objects in their lcores' sheaves:
+ * every object but those the dead held, and at most one bulk in flight
+ * per death, comes back, each once, in gets of at most 64.
+ */
+static int
+check_whole(struct mp_ctl *ctl, void **all)
+{
+	unsigned int i, got = 0, dead_held = 0, slack;
+	uint32_t deaths = __atomic_load_n(&ctl->deaths, __ATOMIC_RELAXED);
+
+	for (i = 0; i < POOL_N; i++)
+		dead_held += ctl->owned[i] == 2;
+	slack = deaths * 4 * MAX_BULK;
+	while (got < POOL_N && rte_mempool_get_bulk(pool, &all[got],
+			RTE_MIN(64u, POOL_N - got)) == 0)
+		got += RTE_MIN(64u, POOL_N - got);
+	while (got < POOL_N && rte_mempool_get(pool, &all[got]) == 0)
+		got++;
+	if (mark(ctl, all, got, 0, 1) < 0)
+		return -1;
+	printf("primary: got %u of %u, %u held by %u dead, slack %u\n", got,
+		POOL_N, dead_held, deaths, slack);
+	if (got + dead_held > POOL_N || got + dead_held + slack < POOL_N) {
+		printf("FAILED: got %u, expected %u - %u held by the dead, less at most %u in flight\n",
+			got, POOL_N, dead_held, slack);
+		return -1;
+	}
+	rte_mempool_put_bulk(pool, all, got);
+	if (deaths == 0 && got != POOL_N)
+		return -1;
+	printf("primary: pool whole, each object once\n");
+	return 0;
+}
+
+/*
+ * On the lcore id of a dead process: its slot becomes ours, and our calls
+ * use it (none finds it busy, as a stale mark of the dead would have it).
+ */
+static int
+run_owner(struct mp_ctl *ctl, double seconds)
+{
+	uint64_t reentrant = stat_of(RTE_SHEAF_STAT_REENTRANT);
+	uint64_t fails = stat_of(RTE_SHEAF_STAT_ALLOC_FAIL);
+
+	printf("owner pid %d on lcore %u\n", getpid(), rte_lcore_id());
+	if (run_secondary(ctl, seconds) < 0)
+		return -1;
+	if (!owns_slot()) {
+		printf("FAILED: pid %d does not own its lcore %u slot\n",
+			getpid(), rte_lcore_id());
+		return -1;
+	}
+	if (stat_of(RTE_SHEAF_STAT_REENTRANT) != reentrant) {
+		printf("FAILED: %" PRIu64 " calls found the slot busy (the dead owner's mark)\n",
+			stat_of(RTE_SHEAF_STAT_REENTRANT) - reentrant);
+		return -1;
+	}
+	printf("owner %d owns its lcore %u slot, %" PRIu64 " failed gets\n",
+		getpid(), rte_lcore_id(), stat_of(RTE_SHEAF_STAT_ALLOC_FAIL) -
+		fails);
+	return 0;
+}
+
 static int
 run_primary(struct mp_ctl *ctl, const char *go_file)
 {
 	static void *all[POOL_N + 1];
 	void *held[HELD];
 	uint64_t deadline;
-	unsigned int i;
 
 	if (rte_mempool_get_bulk(pool, held, HELD) != 0) {
 		printf("FAILED: primary get of %u\n", HELD);
@@ -224,28 +358,7 @@ run_primary(struct mp_ctl *ctl, const char *go_file)
 		printf("FAILED: a secondary reported a failure\n");
 		return -1;
 	}
-	if (rte_mempool_avail_count(pool) != POOL_N) {
-		printf("FAILED: avail count: got %u, expected %u\n",
-			rte_mempool_avail_count(pool), POOL_N);
-		return -1;
-	}
-	/* The secondaries exited with objects in their lcores' sheaves:
-	 * one get of the whole pool must still succeed.
-	 */
-	if (rte_mempool_get_bulk(pool, all, POOL_N) != 0) {
-		printf("FAILED: get of the whole pool after the secondaries\n");
-		return -1;
-	}
-	qsort(all, POOL_N, sizeof(void *), cmp_ptr);
-	for (i = 0; i < POOL_N; i++)
-		if (all[i] != sorted[i]) {
-			printf("FAILED: object %u of the whole pool: got %p, expected %p\n",
-				i, all[i], sorted[i]);
-			return -1;
-		}
-	rte_mempool_put_bulk(pool, all, POOL_N);
-	printf("primary: pool whole, %u objects each once\n", POOL_N);
-	return 0;
+	return check_whole(ctl, all);
 }
 
 int
@@ -263,7 +376,7 @@ main(int argc, char **argv)
 	argc -= ret;
 	argv += ret;
 	if (argc < 2) {
-		printf("usage: %s <EAL args> -- primary GO_FILE | secondary[-kill] SECONDS\n",
+		printf("usage: %s <EAL args> -- primary GO_FILE | secondary[-kill]|die|owner SECONDS\n",
 			argv[0]);
 		return 1;
 	}
@@ -280,6 +393,8 @@ main(int argc, char **argv)
 		memset(ctl, 0, sizeof(*ctl));
 		ret = run_primary(ctl, argv[2]);
 	} else {
+		double secs = atof(argv[2]);
+
 		pool = rte_mempool_lookup(POOL_NAME);
 		mz = rte_memzone_lookup(CTL_NAME);
 		if (pool == NULL || mz == NULL ||
@@ -288,7 +403,12 @@ main(int argc, char **argv)
 			return 1;
 		}
 		ctl = mz->addr;
-		ret = run_secondary(ctl, atof(argv[2]));
+		if (strcmp(argv[1], "die") == 0)
+			ret = run_die(ctl, secs);
+		else if (strcmp(argv[1], "owner") == 0)
+			ret = run_owner(ctl, secs);
+		else
+			ret = run_secondary(ctl, secs);
 		if (ret != 0)
 			__atomic_fetch_add(&ctl->failures, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&ctl->secondaries_done, 1,

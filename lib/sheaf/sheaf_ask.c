@@ -13,14 +13,14 @@
 
 void
 sheaf_ask_start(struct sheaf_ask *a, struct sheaf_pool *sp,
-	const struct sheaf_slot_set *want, uint32_t request,
+	const struct sheaf_slot_set *want, unsigned int kind,
 	sheaf_ask_act_t act, void *arg)
 {
 	struct sheaf_slot *self = sheaf_slot_of(sp);
 	unsigned int i, n = 0;
 
 	a->sp = sp;
-	a->request = request;
+	a->kind = kind;
 	a->act = act;
 	a->arg = arg;
 	a->pending = *want;
@@ -32,11 +32,23 @@ sheaf_ask_start(struct sheaf_ask *a, struct sheaf_pool *sp,
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		if (!sheaf_slot_set_has(&a->pending, i))
 			continue;
-		sheaf_slot_request(&sp->slot[i], request);
+		a->gen[i] = sheaf_slot_request(&sp->slot[i], kind);
 		n++;
 	}
 	if (n != 0)
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_ASK, n);
+}
+
+/* Serve v's requests of the asker's kind, v held by the asker. */
+static void
+sheaf_ask_serve(struct sheaf_ask *a, struct sheaf_slot *v)
+{
+	uint32_t gen = sheaf_slot_take_request(v, a->kind);
+
+	a->moved += a->act(a->sp, v, a->arg);
+	a->remote++;
+	if (gen != 0)
+		sheaf_slot_served(v, a->kind, gen);
 }
 
 /* v, whose owner is dead or who has none: inherit, serve, give back. */
@@ -45,11 +57,9 @@ sheaf_ask_heir(struct sheaf_ask *a, struct sheaf_slot *v, uint64_t dead)
 {
 	if (!sheaf_slot_inherit(a->sp, v, dead, SHEAF_BUSY_HEIR))
 		return;
-	a->moved += a->act(a->sp, v, a->arg);
+	sheaf_ask_serve(a, v);
 	SHEAF_KILL("heir.served");
-	sheaf_slot_ack(v, a->request);
 	sheaf_slot_disown(v);
-	a->remote++;
 }
 
 /*
@@ -64,13 +74,13 @@ sheaf_ask_look(struct sheaf_ask *a, unsigned int i, uint64_t now,
 	uint64_t owner, dead;
 	bool g;
 
-	if (!sheaf_slot_pending(v, a->request))
+	if (sheaf_slot_is_served(v, a->kind, a->gen[i]))
 		return false;
 	owner = __atomic_load_n(&v->owner, __ATOMIC_RELAXED);
 	dead = owner == 0 ? 0 : sheaf_slot_dead_owner(a->sp, v);
 	if (owner == 0 || dead != 0) {
 		sheaf_ask_heir(a, v, owner);
-		return sheaf_slot_pending(v, a->request);
+		return !sheaf_slot_is_served(v, a->kind, a->gen[i]);
 	}
 	if ((owner & SHEAF_INC_HEIR) || sheaf_slot_set_has(&a->no_take, i) ||
 			!sheaf_slot_idle(a->sp, v, now))
@@ -101,11 +111,9 @@ sheaf_ask_take(struct sheaf_ask *a, const struct sheaf_slot_set *marked,
 			continue;
 		v = &a->sp->slot[i];
 		if (r == 0 && sheaf_slot_quiet(v)) {
-			a->moved += a->act(a->sp, v, a->arg);
+			sheaf_ask_serve(a, v);
 			SHEAF_KILL("take.served");
-			sheaf_slot_ack(v, a->request);
 			sheaf_slot_set_del(&a->pending, i);
-			a->remote++;
 		} else if (r == -ENOTSUP) {
 			sheaf_slot_set_add(&a->no_take, i);
 		}
@@ -132,18 +140,4 @@ sheaf_ask_poll(struct sheaf_ask *a)
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		left += sheaf_slot_set_has(&a->pending, i);
 	return left;
-}
-
-void
-sheaf_ask_end(struct sheaf_ask *a, bool withdraw)
-{
-	unsigned int i;
-
-	if (!withdraw)
-		return;
-	for (i = 0; i < RTE_MAX_LCORE; i++)
-		if (sheaf_slot_set_has(&a->pending, i))
-			/* Relaxed: taking a request back publishes nothing. */
-			__atomic_fetch_and(&a->sp->slot[i].gate, ~a->request,
-				__ATOMIC_RELAXED);
 }

@@ -22,7 +22,8 @@
  *     left unclaimed.
  * The action is the caller's: a function that does for a held slot what
  * the request asks. Nothing here waits; callers poll with their own
- * deadline.
+ * deadline, and stop when they like: a request left pending is served at
+ * its owner's next call, harmlessly.
  */
 
 #include <stdbool.h>
@@ -36,7 +37,8 @@ typedef unsigned int (*sheaf_ask_act_t)(struct sheaf_pool *sp,
 
 struct sheaf_ask {
 	struct sheaf_pool *sp;
-	uint32_t request;          /* SHEAF_GATE_DRAIN or _STAMP */
+	unsigned int kind;         /* SHEAF_REQ_* */
+	uint32_t gen[RTE_MAX_LCORE]; /* the generation asked of each slot */
 	sheaf_ask_act_t act;
 	void *arg;
 	struct sheaf_slot_set pending; /* asked, not served yet */
@@ -47,7 +49,7 @@ struct sheaf_ask {
 
 /* Ask every slot of want (not the caller's own). */
 void sheaf_ask_start(struct sheaf_ask *a, struct sheaf_pool *sp,
-	const struct sheaf_slot_set *want, uint32_t request,
+	const struct sheaf_slot_set *want, unsigned int kind,
 	sheaf_ask_act_t act, void *arg);
 
 /*
@@ -56,12 +58,5 @@ void sheaf_ask_start(struct sheaf_ask *a, struct sheaf_pool *sp,
  */
 unsigned int sheaf_ask_poll(struct sheaf_ask *a);
 
-/*
- * Stop asking. With withdraw, pending requests are taken back (the caller
- * got what it wanted elsewhere): an owner then keeps its sheaves. Another
- * asker whose request is withdrawn with it sees it served and looks again
- * at what it wanted. Without, owners serve them at their next call.
- */
-void sheaf_ask_end(struct sheaf_ask *a, bool withdraw);
 
 #endif /* _SHEAF_ASK_H_ */

@@ -222,7 +222,7 @@ sheaf_barn_transit_flush(struct sheaf_pool *sp, struct sheaf *s,
 				__ATOMIC_RELAXED);
 			continue;
 		}
-		if (sheaf_depot_begin(&tx, sp, d, "transit_flush", false) < 0)
+		if (sheaf_depot_begin(&tx, sp, d, SHEAF_TX_transit_flush, false) < 0)
 			break;
 		refused = sheaf_depot_put(&tx, d, &s->objs[s->size - run], run);
 		sheaf_tx_store32(&tx, &s->size, s->size - run);
@@ -241,7 +241,7 @@ sheaf_barn_take_transit(struct sheaf_pool *sp, uint32_t b, uint32_t *i)
 	int e = -1;
 
 	if (sheaf_barn_nb_full(sp, b) == 0 ||
-			sheaf_barn_begin(&tx, sp, b, "transit", false) < 0)
+			sheaf_barn_begin(&tx, sp, b, SHEAF_TX_transit, false) < 0)
 		return -1;
 	*i = sheaf_barn_pop_full(&tx, b);
 	if (*i != SHEAF_NONE) {
@@ -260,7 +260,7 @@ sheaf_barn_return_transit(struct sheaf_pool *sp, uint32_t b, int e)
 	struct sheaf_tx tx;
 
 	/* Not from a signal handler (no lock held): waits, cannot fail. */
-	RTE_VERIFY(sheaf_barn_begin(&tx, sp, b, "transit_return", false) == 0);
+	RTE_VERIFY(sheaf_barn_begin(&tx, sp, b, SHEAF_TX_transit_return, false) == 0);
 	sheaf_barn_push(&tx, b, sheaf_barn_transit_take(&tx, b, e));
 	sheaf_tx_end(&tx);
 }
@@ -295,7 +295,7 @@ sheaf_barn_recover_transit_one(struct sheaf_pool *sp, uint32_t b)
 		o = __atomic_load_n(&barn->transit_owner[e], __ATOMIC_RELAXED);
 		if (o == 0 || o == sheaf_self || !sheaf_proc_dead(o))
 			continue;
-		if (sheaf_barn_begin(&tx, sp, b, "transit_recover", false) < 0)
+		if (sheaf_barn_begin(&tx, sp, b, SHEAF_TX_transit_recover, false) < 0)
 			return n;
 		if (barn->transit_owner[e] == o) {
 			sheaf_barn_push(&tx, b,

@@ -39,7 +39,7 @@ void sheaf_barn_release(struct sheaf_pool *sp);
 /* Begin a transaction on barn b: see sheaf_tx_begin(). */
 static inline int
 sheaf_barn_begin(struct sheaf_tx *tx, struct sheaf_pool *sp, uint32_t b,
-	const char *kind, bool try)
+	enum sheaf_tx_kind kind, bool try)
 {
 	return sheaf_tx_begin(tx, sp, &sp->barn[b].lock, kind, try);
 }

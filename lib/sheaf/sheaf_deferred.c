@@ -124,7 +124,7 @@ sheaf_rcu_fallback_run(struct sheaf_pool *sp, uint32_t d, void * const *objs,
 	uint64_t token;
 
 	/* Not from a signal handler: this waits, and cannot fail. */
-	RTE_VERIFY(sheaf_depot_begin(&tx, sp, d, "fallback", false) == 0);
+	RTE_VERIFY(sheaf_depot_begin(&tx, sp, d, SHEAF_TX_fallback, false) == 0);
 	/* A release, after the objects' unlinks: see sheaf_rcu_fifo_push(). */
 	token = rte_rcu_qsbr_start(sp->qsbr);
 	for (i = 0; i < n && dp->fb_count + i < dp->fb_size; i++) {
@@ -171,7 +171,7 @@ sheaf_rcu_slot_sheaf(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	uint32_t i;
 	int e;
 
-	if (sheaf_barn_begin(&tx, sp, b, "defer_sheaf", false) < 0)
+	if (sheaf_barn_begin(&tx, sp, b, SHEAF_TX_defer_sheaf, false) < 0)
 		return false;
 	i = sheaf_barn_pop_empty(&tx, b);
 	if (i != SHEAF_NONE)
@@ -191,7 +191,7 @@ sheaf_rcu_slot_sheaf(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		return false;
 	}
 	/* Not inside a transaction: this cannot fail. */
-	RTE_VERIFY(sheaf_barn_begin(&tx, sp, b, "defer_install", false) == 0);
+	RTE_VERIFY(sheaf_barn_begin(&tx, sp, b, SHEAF_TX_defer_install, false) == 0);
 	sheaf_barn_transit_take(&tx, b, e);
 	sheaf_tx_store32(&tx, &lc->dstate, sheaf_ds_make(i, 0));
 	sheaf_tx_end(&tx);
@@ -206,7 +206,7 @@ sheaf_deferred_stamp(struct sheaf_pool *sp, struct sheaf_slot *v)
 
 	if (sheaf_ds_idx(ds) == SHEAF_NONE)
 		return 0;
-	if (sheaf_barn_begin(&tx, sp, v->barn, "stamp", false) < 0)
+	if (sheaf_barn_begin(&tx, sp, v->barn, SHEAF_TX_stamp, false) < 0)
 		return 0;
 	sheaf_tx_store32(&tx, &sheaf_at(sp, sheaf_ds_idx(ds))->size,
 		sheaf_ds_size(ds));
@@ -268,7 +268,7 @@ sheaf_rcu_free_shared(struct sheaf_pool *sp, uint32_t b, void * const *objs,
 	struct sheaf *s;
 	int ret;
 
-	ret = sheaf_barn_begin(&tx, sp, b, "defer_shared", false);
+	ret = sheaf_barn_begin(&tx, sp, b, SHEAF_TX_defer_shared, false);
 	if (ret < 0)
 		return ret;
 	if (all) {
@@ -337,7 +337,7 @@ sheaf_deferred_refill(struct sheaf_pool *sp, struct sheaf_slot *lc)
 			__atomic_load_n(&barn->fifo_count, __ATOMIC_RELAXED) == 0)
 		return 0;
 	/* A slow-path hook: a busy lock is skipped. */
-	if (sheaf_barn_begin(&tx, sp, lc->barn, "defer_refill", true) < 0)
+	if (sheaf_barn_begin(&tx, sp, lc->barn, SHEAF_TX_defer_refill, true) < 0)
 		return 0;
 	i = sheaf_rcu_fifo_pop(&tx, lc->barn);
 	if (i != SHEAF_NONE)
@@ -361,7 +361,7 @@ sheaf_rcu_reclaim_fifo(struct sheaf_pool *sp, uint32_t b, bool try)
 		/* Racy, not critical: an entry missed now is seen next time. */
 		if (__atomic_load_n(&sp->barn[b].fifo_count,
 				__ATOMIC_RELAXED) == 0 ||
-				sheaf_barn_begin(&tx, sp, b, "defer_reclaim",
+				sheaf_barn_begin(&tx, sp, b, SHEAF_TX_defer_reclaim,
 					try) < 0)
 			break;
 		for (k = 0; k < SHEAF_RCU_BATCH; k++) {
@@ -387,7 +387,7 @@ sheaf_rcu_reclaim_fallback(struct sheaf_pool *sp, uint32_t d, bool try)
 
 	do {
 		if (__atomic_load_n(&dp->fb_count, __ATOMIC_RELAXED) == 0 ||
-				sheaf_depot_begin(&tx, sp, d, "fallback_reclaim",
+				sheaf_depot_begin(&tx, sp, d, SHEAF_TX_fallback_reclaim,
 					try) < 0)
 			break;
 		for (k = 0; k < SHEAF_TX_OBJS && k < dp->fb_count; k++) {
@@ -439,7 +439,7 @@ sheaf_rcu_stamp_shared(struct sheaf_pool *sp)
 	for (b = 0; b < sp->nb_nodes; b++) {
 		if (__atomic_load_n(&sp->barn[b].shared_def,
 				__ATOMIC_RELAXED) == SHEAF_NONE ||
-				sheaf_barn_begin(&tx, sp, b, "stamp_shared",
+				sheaf_barn_begin(&tx, sp, b, SHEAF_TX_stamp_shared,
 					false) < 0)
 			continue;
 		if (sp->barn[b].shared_def != SHEAF_NONE) {
@@ -503,7 +503,7 @@ sheaf_rcu_stamp_others(struct sheaf_pool *sp, uint64_t deadline)
 				sheaf_ds_idx(__atomic_load_n(&sp->slot[i].dstate,
 					__ATOMIC_ACQUIRE)) != SHEAF_NONE)
 			sheaf_slot_set_add(&want, i);
-	sheaf_ask_start(&ask, sp, &want, SHEAF_GATE_STAMP, sheaf_rcu_act_stamp,
+	sheaf_ask_start(&ask, sp, &want, SHEAF_REQ_STAMP, sheaf_rcu_act_stamp,
 		NULL);
 	while (sheaf_ask_poll(&ask) != 0) {
 		if (sheaf_clock_ns() >= deadline) {
@@ -512,7 +512,6 @@ sheaf_rcu_stamp_others(struct sheaf_pool *sp, uint64_t deadline)
 		}
 		rte_pause();
 	}
-	sheaf_ask_end(&ask, false);
 	return ret;
 }
 

@@ -99,12 +99,11 @@ sheaf_flush_all(struct sheaf_pool *sp)
 	/* As long as an allocation would wait (sheaf_reclaim.h). */
 	deadline = sheaf_clock_ns() + 3 * sp->tun.idle_ns +
 		sp->tun.membarrier_ns;
-	sheaf_ask_start(&ask, sp, &want, SHEAF_GATE_DRAIN, sheaf_reclaim_drain,
+	sheaf_ask_start(&ask, sp, &want, SHEAF_REQ_DRAIN, sheaf_reclaim_drain,
 		NULL);
 	while ((left = sheaf_ask_poll(&ask)) != 0 &&
 			sheaf_clock_ns() < deadline)
 		rte_pause();
-	sheaf_ask_end(&ask, false);
 	if (ask.moved != 0)
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_REMOTE_TAKE, ask.moved);
 	sheaf_flush_barns(sp);

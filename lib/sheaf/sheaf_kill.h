@@ -5,6 +5,8 @@
 #ifndef _SHEAF_KILL_H_
 #define _SHEAF_KILL_H_
 
+#include "sheaf_tx.h"
+
 /*
  * The kill points of a -Dkill_points=true build (sheaf_proc.h), for the
  * fault-injection tests: SHEAF_KILL_AT names one, SHEAF_KILL_AFTER how
@@ -16,31 +18,8 @@
  * "<kind>.unlock" (journal empty, lock still held).
  */
 
-#define SHEAF_KILL_TX_KINDS(X) \
-	X(trade_get)        /* an empty main for a full barn sheaf */ \
-	X(trade_put)        /* a full main for an empty barn sheaf */ \
-	X(refill)           /* slab objects into main */ \
-	X(flush)            /* a slot sheaf's objects to the slabs */ \
-	X(drain)            /* a slot's sheaves whole to the barn */ \
-	X(lend)             /* prefill: a slot sheaf lent whole */ \
-	X(prefill_get)      /* prefill: a barn sheaf lent */ \
-	X(prefill_put)      /* prefill: a sheaf back to the barn */ \
-	X(defer_sheaf)      /* an empty barn sheaf as deferred sheaf */ \
-	X(defer_install)    /* a sheaf back from transit as deferred sheaf */ \
-	X(stamp)            /* a deferred sheaf stamped onto the FIFO */ \
-	X(defer_shared)     /* into a barn's shared deferred sheaf */ \
-	X(defer_refill)     /* an expired FIFO sheaf as main */ \
-	X(defer_reclaim)    /* expired FIFO sheaves to the full stack */ \
-	X(fallback)         /* objects onto a depot's fallback queue */ \
-	X(fallback_reclaim) /* expired fallback objects to the slabs */ \
-	X(shared_take)      /* slab or barn objects to a caller's table */ \
-	X(shared_give)      /* a caller's objects to the slabs */ \
-	X(park)             /* a handler's objects into an empty sheaf */ \
-	X(transit)          /* a full barn sheaf into transit */ \
-	X(transit_flush)    /* a transit sheaf's objects to the slabs */ \
-	X(transit_return)   /* a transit sheaf back on a stack */ \
-	X(stamp_shared)     /* a barn's shared deferred sheaf stamped */ \
-	X(transit_recover)  /* a dead process's transit sheaf back */
+/* The transaction kinds: see SHEAF_TX_KINDS in sheaf_tx.h. */
+#define SHEAF_KILL_TX_KINDS(X) SHEAF_TX_KINDS(X)
 
 #define SHEAF_KILL_TX_PHASES(X) X(lock) X(store) X(commit) X(unlock)
 

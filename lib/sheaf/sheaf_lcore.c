@@ -36,21 +36,25 @@
 void
 sheaf_lcore_serve(struct sheaf_pool *sp, struct sheaf_slot *lc)
 {
-	/* Acquire: pairs with nothing but orders the serve after the look. */
-	uint32_t g = __atomic_load_n(&lc->gate, __ATOMIC_ACQUIRE) &
-		SHEAF_GATE_REQUESTS;
 	unsigned int bad = 0;
+	uint32_t gen;
 
-	if (likely(g == 0))
+	/* Relaxed: a hint; sheaf_slot_take_request() is the acquire. */
+	if (likely((__atomic_load_n(&lc->gate, __ATOMIC_RELAXED) &
+			SHEAF_GATE_REQUESTS) == 0))
 		return;
-	if (g & SHEAF_GATE_DRAIN) {
+	gen = sheaf_slot_take_request(lc, SHEAF_REQ_DRAIN);
+	if (gen != 0) {
 		lc->stat[RTE_SHEAF_STAT_DRAIN] +=
 			sheaf_pair_drain(sp, lc, lc->barn, &bad);
 		lc->stat[RTE_SHEAF_STAT_FREE_INVALID] += bad;
+		sheaf_slot_served(lc, SHEAF_REQ_DRAIN, gen);
 	}
-	if (g & SHEAF_GATE_STAMP)
+	gen = sheaf_slot_take_request(lc, SHEAF_REQ_STAMP);
+	if (gen != 0) {
 		sheaf_deferred_stamp(sp, lc);
-	sheaf_slot_ack(lc, g);
+		sheaf_slot_served(lc, SHEAF_REQ_STAMP, gen);
+	}
 }
 
 unsigned int

@@ -105,7 +105,7 @@ sheaf_pair_trade(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t b,
 			sheaf_barn_nb_empty(sp, b) == 0)
 		return 0;
 	if (sheaf_barn_begin(&tx, sp, b, dir == SHEAF_TRADE_GET ?
-			"trade_get" : "trade_put", false) < 0)
+			SHEAF_TX_trade_get : SHEAF_TX_trade_put, false) < 0)
 		return 0;
 	n = sheaf_pair_tx_trade(&tx, lc, b, dir, k, w);
 	sheaf_tx_end(&tx);
@@ -127,7 +127,7 @@ sheaf_pair_refill(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t d)
 		/* Racy peek, not critical: a stale zero skips the depot as a
 		 * lock taken a moment earlier would. */
 		if (ms == lc->capacity || sheaf_depot_nb_free(sp, d) == 0 ||
-				sheaf_depot_begin(&tx, sp, d, "refill", false) < 0)
+				sheaf_depot_begin(&tx, sp, d, SHEAF_TX_refill, false) < 0)
 			return total;
 		m = sheaf_pair_sheaf(lc, w, SHEAF_MAIN);
 		/* Into main beyond its count: invisible until the commit. */
@@ -167,7 +167,7 @@ sheaf_pair_flush(struct sheaf_pool *sp, struct sheaf_slot *lc,
 			sheaf_pair_commit(lc, w);
 			continue;
 		}
-		if (sheaf_depot_begin(&tx, sp, d, "flush", false) < 0)
+		if (sheaf_depot_begin(&tx, sp, d, SHEAF_TX_flush, false) < 0)
 			return total;
 		refused = sheaf_depot_put(&tx, d, &s->objs[n - run], run);
 		sheaf_tx_store64(&tx, &lc->state, w);
@@ -213,7 +213,7 @@ sheaf_pair_drain(struct sheaf_pool *sp, struct sheaf_slot *v, uint32_t b,
 		return 0;
 	/* Past the barn's limit: the drain was asked for. */
 	if (sheaf_barn_nb_empty(sp, b) != 0 &&
-			sheaf_barn_begin(&tx, sp, b, "drain", false) == 0) {
+			sheaf_barn_begin(&tx, sp, b, SHEAF_TX_drain, false) == 0) {
 		n = sheaf_pair_tx_give(&tx, v, b);
 		sheaf_tx_end(&tx);
 	}
@@ -275,7 +275,7 @@ sheaf_pair_lend(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t b,
 	else
 		return NULL;
 	if (sheaf_barn_nb_empty(sp, b) == 0 ||
-			sheaf_barn_begin(&tx, sp, b, "lend", false) < 0)
+			sheaf_barn_begin(&tx, sp, b, SHEAF_TX_lend, false) < 0)
 		return NULL;
 	e = sheaf_barn_pop_empty(&tx, b);
 	if (e != SHEAF_NONE) {

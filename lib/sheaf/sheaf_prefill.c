@@ -214,7 +214,7 @@ sheaf_prefill_barn_get(const struct sheaf_prefill_ctx *c, bool full)
 
 	if ((full ? sheaf_barn_nb_full(c->sp, c->home) :
 			sheaf_barn_nb_empty(c->sp, c->home)) == 0 ||
-			sheaf_barn_begin(&tx, c->sp, c->home, "prefill_get",
+			sheaf_barn_begin(&tx, c->sp, c->home, SHEAF_TX_prefill_get,
 				false) < 0)
 		return NULL;
 	i = full ? sheaf_barn_pop_full(&tx, c->home) :
@@ -264,7 +264,7 @@ sheaf_prefill_release(const struct sheaf_prefill_ctx *c, struct sheaf *s)
 
 	if (!(s->flags & SHEAF_F_MALLOC) && s->size != 0 &&
 			sheaf_barn_nb_full(sp, c->home) < sp->cfg.barn_max_full &&
-			sheaf_barn_begin(&tx, sp, c->home, "prefill_put",
+			sheaf_barn_begin(&tx, sp, c->home, SHEAF_TX_prefill_put,
 				false) == 0) {
 		sheaf_barn_push(&tx, c->home, s->idx);
 		sheaf_tx_end(&tx);
@@ -277,7 +277,7 @@ sheaf_prefill_release(const struct sheaf_prefill_ctx *c, struct sheaf *s)
 		return;
 	}
 	/* Not inside a transaction (prefill refuses handlers): waits. */
-	RTE_VERIFY(sheaf_barn_begin(&tx, sp, c->home, "prefill_put",
+	RTE_VERIFY(sheaf_barn_begin(&tx, sp, c->home, SHEAF_TX_prefill_put,
 		false) == 0);
 	sheaf_barn_push_empty(&tx, c->home, s->idx);
 	sheaf_tx_end(&tx);

@@ -110,7 +110,7 @@ struct sheaf_txlock {
 	uint32_t n;
 	uint32_t max;              /* entries in ent[]; fixed */
 	struct sheaf_undo *ent;    /* [max]; fixed */
-	const char *kind;          /* current transaction (kill points) */
+	uint32_t kind;             /* enum sheaf_tx_kind of the current one */
 } __rte_cache_aligned;
 
 /* A deferred sheaf stamped with the QSBR token it waits for. */
@@ -227,6 +227,13 @@ struct sheaf_slot {
 	uint64_t stat[RTE_SHEAF_STAT_MAX];
 	/* Thief holding SHEAF_GATE_MARKED: its incarnation, 0 if none. */
 	uint64_t marker;
+	/*
+	 * Requests by kind (SHEAF_REQ_*): req counts those made (any
+	 * thread, atomic add), done the last one served (the owner, or
+	 * the thief or heir holding the slot). See sheaf_slot.h.
+	 */
+	uint32_t req[2];
+	uint32_t done[2];
 	/* Deferred sheaf: index (20 bits) and objects (12); owner. */
 	uint32_t dstate;
 	uint32_t mb;           /* owner's SHEAF_MB_*, set at claim */

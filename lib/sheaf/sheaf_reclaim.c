@@ -76,7 +76,7 @@ bool
 sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 {
 	struct sheaf_slot_set want = { { 0 } };
-	uint64_t held, deadline, cap, now;
+	uint64_t held, tiers, deadline, cap, now;
 	struct sheaf_ask ask;
 	unsigned int left;
 	bool ok = false;
@@ -84,8 +84,12 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 	/* Sheaves that dead processes left in transit: rare, cheap. */
 	sheaf_barn_recover_transit(sp);
 	held = sheaf_reclaim_holders(sp, self, &want);
+	tiers = sheaf_reclaim_tiers(sp);
+	/* Given back meanwhile (another lcore drained): look again. */
+	if (tiers >= n)
+		return true;
 	/* Not there at all: fail as cheaply as a ring would. */
-	if (held == 0 || held + sheaf_reclaim_tiers(sp) < n)
+	if (held == 0 || held + tiers < n)
 		return false;
 	/*
 	 * An owner that calls answers within microseconds. One that does
@@ -97,28 +101,29 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 	deadline = now + 3 * sp->tun.idle_ns + sp->tun.membarrier_ns;
 	/*
 	 * An asked owner still inside a call was preempted there (it would
-	 * have answered within microseconds): it answers when it runs again.
-	 * Up to 100 idle times.
+	 * have answered within microseconds): it answers when it runs again,
+	 * or goes idle; the wait runs on for an idle time and an interval
+	 * after it is seen inside, up to 100 idle times in all.
 	 */
 	cap = now + 100 * sp->tun.idle_ns;
-	sheaf_ask_start(&ask, sp, &want, SHEAF_GATE_DRAIN, sheaf_reclaim_drain,
+	sheaf_ask_start(&ask, sp, &want, SHEAF_REQ_DRAIN, sheaf_reclaim_drain,
 		NULL);
 	for (;;) {
 		left = sheaf_ask_poll(&ask);
-		if (sheaf_reclaim_tiers(sp) >= n) {
+		if (sheaf_reclaim_tiers(sp) >= n || left == 0) {
 			ok = true;
 			break;
 		}
 		now = sheaf_clock_ns();
-		if (left == 0 || (now >= deadline && (now >= cap ||
-				!sheaf_reclaim_inside(sp, &ask)))) {
-			ok = ask.moved != 0 || left == 0;
+		if (now < cap && sheaf_reclaim_inside(sp, &ask))
+			deadline = RTE_MAX(deadline, now + sp->tun.idle_ns +
+				sp->tun.membarrier_ns);
+		if (now >= deadline) {
+			ok = ask.moved != 0;
 			break;
 		}
 		rte_pause();
 	}
-	/* Enough already: owners not asked yet keep their sheaves. */
-	sheaf_ask_end(&ask, left != 0 && ok);
 	if (ask.moved != 0)
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_REMOTE_TAKE, ask.moved);
 	return ok;

@@ -57,7 +57,7 @@ sheaf_shared_take_depot(struct sheaf_pool *sp, uint32_t d, void **objs,
 		t = RTE_MIN(n - got, (unsigned int)SHEAF_TX_OBJS);
 		if (undo != NULL)
 			sheaf_table_keep(undo, objs + got, t);
-		if (sheaf_depot_begin(&tx, sp, d, "shared_take", false) < 0)
+		if (sheaf_depot_begin(&tx, sp, d, SHEAF_TX_shared_take, false) < 0)
 			break;
 		t = sheaf_depot_take(&tx, d, objs + got, t);
 		sheaf_tx_end(&tx);
@@ -80,7 +80,7 @@ sheaf_shared_take_barn(struct sheaf_pool *sp, uint32_t b, void **objs,
 		/* A sheaf may give all that is left: keep it all. */
 		if (undo != NULL)
 			sheaf_table_keep(undo, objs + got, n - got);
-		if (sheaf_barn_begin(&tx, sp, b, "shared_take", false) < 0)
+		if (sheaf_barn_begin(&tx, sp, b, SHEAF_TX_shared_take, false) < 0)
 			break;
 		t = sheaf_barn_take_objs(&tx, b, objs + got, n - got);
 		sheaf_tx_end(&tx);
@@ -143,7 +143,7 @@ sheaf_shared_park(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 	unsigned int k;
 	struct sheaf_tx tx;
 
-	while (n > 0 && sheaf_barn_begin(&tx, sp, b, "park", false) == 0) {
+	while (n > 0 && sheaf_barn_begin(&tx, sp, b, SHEAF_TX_park, false) == 0) {
 		k = sheaf_barn_give_objs(&tx, b, objs, n);
 		sheaf_tx_end(&tx);
 		if (k == 0)
@@ -168,7 +168,7 @@ sheaf_shared_give_run(struct sheaf_pool *sp, uint32_t d, void * const *objs,
 	unsigned int bad;
 	struct sheaf_tx tx;
 
-	if (sheaf_depot_begin(&tx, sp, d, "shared_give", false) < 0)
+	if (sheaf_depot_begin(&tx, sp, d, SHEAF_TX_shared_give, false) < 0)
 		return sheaf_shared_park(sp, objs, n);
 	bad = sheaf_depot_put(&tx, d, objs, n);
 	sheaf_tx_end(&tx);

@@ -38,7 +38,7 @@ bool sheaf_slab_populating(const struct sheaf_pool *sp);
 /* Begin a transaction on depot d: see sheaf_tx_begin(). */
 static inline int
 sheaf_depot_begin(struct sheaf_tx *tx, struct sheaf_pool *sp, uint32_t d,
-	const char *kind, bool try)
+	enum sheaf_tx_kind kind, bool try)
 {
 	return sheaf_tx_begin(tx, sp, &sp->depot[d].lock, kind, try);
 }

@@ -20,10 +20,15 @@
  *
  * Calls. The owner's thread sets busy on entry and loads gate, and clears
  * busy with a release on exit. gate carries what other threads want:
- *   - requests (SHEAF_GATE_DRAIN, _STAMP): any thread sets them; the
- *     owner serves them at its next call and clears them with a release
- *     (the acknowledgement). A request needs no setter: serving one that
- *     nobody waits for any more costs one drain.
+ *   - requests (SHEAF_GATE_DRAIN, _STAMP): a requester counts its
+ *     request in the slot (req, getting a generation), then sets the
+ *     kind's gate bit with a release. The owner, at its next call,
+ *     clears the bit (acquire), reads req, serves, and stores that
+ *     value in done with a release: the acknowledgement. A requester
+ *     is served once done reaches its generation: the serve began after
+ *     its request was seen, so it covers every object held then. A
+ *     request needs no setter: serving one nobody waits for any more
+ *     costs one drain.
  *   - the mark (SHEAF_GATE_MARKED, with marker = the thief's
  *     incarnation): a thief holds the slot; the owner stays off its
  *     sheaves (shared path) until the mark goes. A mark whose thief died
@@ -126,28 +131,60 @@ int sheaf_slot_hold(struct sheaf_pool *sp, struct sheaf_slot **lc);
  */
 bool sheaf_slot_marked_stay(struct sheaf_pool *sp, struct sheaf_slot *lc);
 
-/* Requests (SHEAF_GATE_REQUESTS bits): set by anyone. */
-static inline void
-sheaf_slot_request(struct sheaf_slot *v, uint32_t bits)
+/* Request kinds, and their gate bits. */
+#define SHEAF_REQ_DRAIN 0
+#define SHEAF_REQ_STAMP 1
+
+static inline uint32_t
+sheaf_req_bit(unsigned int kind)
 {
-	/* Relaxed: a request carries no data; serving it publishes. */
-	__atomic_fetch_or(&v->gate, bits, __ATOMIC_RELAXED);
+	return kind == SHEAF_REQ_DRAIN ? SHEAF_GATE_DRAIN : SHEAF_GATE_STAMP;
 }
 
-/* The owner acknowledges requests it served. */
-static inline void
-sheaf_slot_ack(struct sheaf_slot *lc, uint32_t bits)
+/* Ask v's holder to serve a request of kind: its generation. */
+static inline uint32_t
+sheaf_slot_request(struct sheaf_slot *v, unsigned int kind)
 {
-	/* Release: a requester seeing the bit clear sees what was done. */
-	__atomic_fetch_and(&lc->gate, ~bits, __ATOMIC_RELEASE);
+	/* Relaxed: published by the release of the bit below. */
+	uint32_t gen = __atomic_add_fetch(&v->req[kind], 1, __ATOMIC_RELAXED);
+
+	/* Release: the owner that sees the bit sees the count. */
+	__atomic_fetch_or(&v->gate, sheaf_req_bit(kind), __ATOMIC_RELEASE);
+	return gen;
 }
 
-/* Whether a request on v is still pending (not served). */
+/*
+ * The holder of lc (its owner, thief or heir) takes the requests of kind
+ * at the gate: 0 when there is none, else the generation its serve
+ * covers, to be passed to sheaf_slot_served() once done.
+ */
+static inline uint32_t
+sheaf_slot_take_request(struct sheaf_slot *lc, unsigned int kind)
+{
+	uint32_t bit = sheaf_req_bit(kind);
+
+	/* Acquire: pairs with the requester's release of the bit. */
+	if (!(__atomic_fetch_and(&lc->gate, ~bit, __ATOMIC_ACQUIRE) & bit))
+		return 0;
+	return __atomic_load_n(&lc->req[kind], __ATOMIC_ACQUIRE);
+}
+
+/* The holder served the requests of kind up to generation gen. */
+static inline void
+sheaf_slot_served(struct sheaf_slot *lc, unsigned int kind, uint32_t gen)
+{
+	/* Release: a requester seeing it sees what was done. */
+	__atomic_store_n(&lc->done[kind], gen, __ATOMIC_RELEASE);
+}
+
+/* Whether v's request of generation gen is served. */
 static inline bool
-sheaf_slot_pending(const struct sheaf_slot *v, uint32_t bits)
+sheaf_slot_is_served(const struct sheaf_slot *v, unsigned int kind,
+	uint32_t gen)
 {
-	/* Acquire: pairs with sheaf_slot_ack(). */
-	return (__atomic_load_n(&v->gate, __ATOMIC_ACQUIRE) & bits) != 0;
+	/* Acquire: pairs with sheaf_slot_served(). */
+	return (int32_t)(__atomic_load_n(&v->done[kind], __ATOMIC_ACQUIRE) -
+		gen) >= 0;
 }
 
 /*

@@ -25,6 +25,18 @@
 /* Spins between two looks at the clock, and before yielding the CPU. */
 #define SHEAF_TX_SPINS 256
 
+static const char * const sheaf_tx_kind_names[SHEAF_TX_KIND_MAX] = {
+#define SHEAF_TX_NAME_(k) [SHEAF_TX_##k] = #k,
+	SHEAF_TX_KINDS(SHEAF_TX_NAME_)
+#undef SHEAF_TX_NAME_
+};
+
+const char *
+sheaf_tx_kind_name(uint32_t kind)
+{
+	return kind < SHEAF_TX_KIND_MAX ? sheaf_tx_kind_names[kind] : "?";
+}
+
 void
 sheaf_tx_init(struct sheaf_txlock *lk, struct sheaf_undo *ent)
 {
@@ -32,7 +44,7 @@ sheaf_tx_init(struct sheaf_txlock *lk, struct sheaf_undo *ent)
 	lk->n = 0;
 	lk->max = SHEAF_TX_MAX;
 	lk->ent = ent;
-	lk->kind = NULL;
+	lk->kind = SHEAF_TX_KIND_MAX;
 }
 
 /* Undo lk's journal, newest first; the caller holds lk. */
@@ -77,7 +89,7 @@ sheaf_tx_take_over(struct sheaf_pool *sp, struct sheaf_txlock *lk,
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_RECOVER, 1);
 	SHEAF_LOG(WARNING, "pool %s: process %u died holding a lock; %u stores of its %s transaction undone",
 		sp->mp->name, sheaf_proc_pid(dead), undone,
-		lk->kind != NULL ? lk->kind : "(none)");
+		sheaf_tx_kind_name(lk->kind));
 	return 1;
 }
 
@@ -132,7 +144,7 @@ sheaf_tx_holds(const struct sheaf_txlock *lk)
 
 int
 sheaf_tx_begin(struct sheaf_tx *tx, struct sheaf_pool *sp,
-	struct sheaf_txlock *lk, const char *kind, bool try)
+	struct sheaf_txlock *lk, enum sheaf_tx_kind kind, bool try)
 {
 	struct sheaf_thread *t = sheaf_thread_self();
 	int ret;
@@ -160,7 +172,7 @@ sheaf_tx_begin(struct sheaf_tx *tx, struct sheaf_pool *sp,
 	tx->lk = lk;
 	tx->kind = kind;
 	lk->kind = kind;
-	SHEAF_KILL2(kind, "lock");
+	SHEAF_KILL2(sheaf_tx_kind_name(kind), "lock");
 	return 0;
 }
 
@@ -170,11 +182,11 @@ sheaf_tx_end(struct sheaf_tx *tx)
 	struct sheaf_thread *t = sheaf_thread_self();
 	struct sheaf_txlock *lk = tx->lk;
 
-	SHEAF_KILL2(tx->kind, "commit");
+	SHEAF_KILL2(sheaf_tx_kind_name(tx->kind), "commit");
 	/* Every store is made before the journal is emptied. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	lk->n = 0;
-	SHEAF_KILL2(tx->kind, "unlock");
+	SHEAF_KILL2(sheaf_tx_kind_name(tx->kind), "unlock");
 	/* Release: pairs with the next holder's acquire. */
 	__atomic_store_n(&lk->owner, 0, __ATOMIC_RELEASE);
 	/* Innermost first: a handler's transaction ends before its call. */
@@ -196,7 +208,7 @@ sheaf_tx_log(struct sheaf_tx *tx, uintptr_t addr, uint64_t old)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	lk->n = n + 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	SHEAF_KILL2(tx->kind, "store");
+	SHEAF_KILL2(sheaf_tx_kind_name(tx->kind), "store");
 }
 
 void

@@ -53,18 +53,59 @@
 #define SHEAF_TX_OBJS 64
 #define SHEAF_TX_MAX 768
 
+/*
+ * What each transaction does, by kind: named in the lock while it runs
+ * (by number: the lock is shared, a name's address is not), in the log
+ * line of a recovery and in the kill points.
+ */
+#define SHEAF_TX_KINDS(X) \
+	X(trade_get)        /* an empty main for a full barn sheaf */ \
+	X(trade_put)        /* a full main for an empty barn sheaf */ \
+	X(refill)           /* slab objects into main */ \
+	X(flush)            /* a slot sheaf's objects to the slabs */ \
+	X(drain)            /* a slot's sheaves whole to the barn */ \
+	X(lend)             /* prefill: a slot sheaf lent whole */ \
+	X(prefill_get)      /* prefill: a barn sheaf lent */ \
+	X(prefill_put)      /* prefill: a sheaf back to the barn */ \
+	X(defer_sheaf)      /* an empty barn sheaf as deferred sheaf */ \
+	X(defer_install)    /* a sheaf back from transit as deferred sheaf */ \
+	X(stamp)            /* a deferred sheaf stamped onto the FIFO */ \
+	X(defer_shared)     /* into a barn's shared deferred sheaf */ \
+	X(defer_refill)     /* an expired FIFO sheaf as main */ \
+	X(defer_reclaim)    /* expired FIFO sheaves to the full stack */ \
+	X(fallback)         /* objects onto a depot's fallback queue */ \
+	X(fallback_reclaim) /* expired fallback objects to the slabs */ \
+	X(shared_take)      /* slab or barn objects to a caller's table */ \
+	X(shared_give)      /* a caller's objects to the slabs */ \
+	X(park)             /* a handler's objects into an empty sheaf */ \
+	X(transit)          /* a full barn sheaf into transit */ \
+	X(transit_flush)    /* a transit sheaf's objects to the slabs */ \
+	X(transit_return)   /* a transit sheaf back on a stack */ \
+	X(stamp_shared)     /* a barn's shared deferred sheaf stamped */ \
+	X(transit_recover)  /* a dead process's transit sheaf back */
+
+enum sheaf_tx_kind {
+#define SHEAF_TX_KIND_(k) SHEAF_TX_##k,
+	SHEAF_TX_KINDS(SHEAF_TX_KIND_)
+#undef SHEAF_TX_KIND_
+	SHEAF_TX_KIND_MAX
+};
+
+/* The name of a kind ("?" out of range). */
+const char *sheaf_tx_kind_name(uint32_t kind);
+
 /* A transaction in progress, on the caller's stack. */
 struct sheaf_tx {
 	struct sheaf_pool *sp;
 	struct sheaf_txlock *lk;
-	const char *kind;
+	enum sheaf_tx_kind kind;
 };
 
 /* Set up a lock (pool creation). ent: SHEAF_TX_MAX entries. */
 void sheaf_tx_init(struct sheaf_txlock *lk, struct sheaf_undo *ent);
 
 /*
- * Begin a transaction named kind (for kill points and logs) on lk.
+ * Begin a transaction of the given kind on lk.
  * Returns 0 with the lock held; -EDEADLK when the calling thread holds lk
  * already (a signal handler that interrupted a transaction on it, which
  * must go without this tier); -EBUSY when lk is held by another thread
@@ -72,7 +113,7 @@ void sheaf_tx_init(struct sheaf_txlock *lk, struct sheaf_undo *ent);
  * holds another lock (a signal handler again).
  */
 int sheaf_tx_begin(struct sheaf_tx *tx, struct sheaf_pool *sp,
-	struct sheaf_txlock *lk, const char *kind, bool try);
+	struct sheaf_txlock *lk, enum sheaf_tx_kind kind, bool try);
 
 /* Commit and release. */
 void sheaf_tx_end(struct sheaf_tx *tx);
