@@ -27,6 +27,7 @@ sheaf_ask_start(struct sheaf_ask *a, struct sheaf_pool *sp,
 	memset(&a->no_take, 0, sizeof(a->no_take));
 	a->moved = 0;
 	a->remote = 0;
+	a->polls = a->idle = a->fenced = a->busy = a->again = 0;
 	if (self != NULL)
 		sheaf_slot_set_del(&a->pending, sheaf_slot_id(sp, self));
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
@@ -51,15 +52,22 @@ sheaf_ask_serve(struct sheaf_ask *a, struct sheaf_slot *v)
 		sheaf_slot_served(v, a->kind, gen);
 }
 
-/* v, whose owner is dead or who has none: inherit, serve, give back. */
+/*
+ * v, whose owner is dead or who has none: inherit, serve, give back. The
+ * mark first: a thief that took it while the owner lived may be serving
+ * the slot still (or have died doing it: recovered).
+ */
 static void
 sheaf_ask_heir(struct sheaf_ask *a, struct sheaf_slot *v, uint64_t dead)
 {
-	if (!sheaf_slot_inherit(a->sp, v, dead, SHEAF_BUSY_HEIR))
+	if (!sheaf_slot_mark(a->sp, v))
 		return;
-	sheaf_ask_serve(a, v);
-	SHEAF_KILL("heir.served");
-	sheaf_slot_disown(v);
+	if (sheaf_slot_inherit(a->sp, v, dead, SHEAF_BUSY_HEIR)) {
+		sheaf_ask_serve(a, v);
+		SHEAF_KILL("heir.served");
+		sheaf_slot_disown(v);
+	}
+	sheaf_slot_unmark(v);
 }
 
 /*
@@ -85,6 +93,7 @@ sheaf_ask_look(struct sheaf_ask *a, unsigned int i, uint64_t now,
 	if ((owner & SHEAF_INC_HEIR) || sheaf_slot_set_has(&a->no_take, i) ||
 			!sheaf_slot_idle(a->sp, v, now))
 		return true;
+	a->idle++;
 	if (!sheaf_slot_fence_reaches(v, &g)) {
 		/* Its owner will serve the request when it calls again. */
 		sheaf_slot_set_add(&a->no_take, i);
@@ -106,6 +115,8 @@ sheaf_ask_take(struct sheaf_ask *a, const struct sheaf_slot_set *marked,
 	struct sheaf_slot *v;
 	unsigned int i;
 
+	a->fenced += r == 0;
+	a->again += r == -EAGAIN;
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		if (!sheaf_slot_set_has(marked, i))
 			continue;
@@ -116,6 +127,8 @@ sheaf_ask_take(struct sheaf_ask *a, const struct sheaf_slot_set *marked,
 			sheaf_slot_set_del(&a->pending, i);
 		} else if (r == -ENOTSUP) {
 			sheaf_slot_set_add(&a->no_take, i);
+		} else if (r == 0) {
+			a->busy++;
 		}
 		sheaf_slot_unmark(v);
 	}
@@ -129,6 +142,7 @@ sheaf_ask_poll(struct sheaf_ask *a)
 	unsigned int i, left = 0;
 	bool global = false;
 
+	a->polls++;
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		if (!sheaf_slot_set_has(&a->pending, i))
 			continue;

@@ -45,6 +45,8 @@ struct sheaf_ask {
 	struct sheaf_slot_set no_take; /* cannot be fenced: wait only */
 	unsigned int moved;        /* objects the asker moved itself */
 	unsigned int remote;       /* slots the asker served itself */
+	/* What the polls saw, for the debug log of a failed reclaim. */
+	unsigned int polls, idle, fenced, busy, again;
 };
 
 /* Ask every slot of want (not the caller's own). */

@@ -7,6 +7,9 @@
  * sheaf_reclaim.h.
  */
 
+#include <inttypes.h>
+
+#include <rte_lcore.h>
 #include <rte_pause.h>
 
 #include "sheaf_ask.h"
@@ -76,10 +79,10 @@ bool
 sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 {
 	struct sheaf_slot_set want = { { 0 } };
-	uint64_t held, tiers, deadline, cap, now;
+	uint64_t held, tiers, deadline, cap, now, start;
 	struct sheaf_ask ask;
 	unsigned int left;
-	bool ok = false;
+	bool ok = false, last = false;
 
 	/* Sheaves that dead processes left in transit: rare, cheap. */
 	sheaf_barn_recover_transit(sp);
@@ -97,7 +100,7 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 	 * the pool's membarrier interval; preemption adds some: up to three
 	 * idle times and an interval.
 	 */
-	now = sheaf_clock_ns();
+	start = now = sheaf_clock_ns();
 	deadline = now + 3 * sp->tun.idle_ns + sp->tun.membarrier_ns;
 	/*
 	 * An asked owner still inside a call was preempted there (it would
@@ -118,13 +121,24 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 		if (now < cap && sheaf_reclaim_inside(sp, &ask))
 			deadline = RTE_MAX(deadline, now + sp->tun.idle_ns +
 				sp->tun.membarrier_ns);
-		if (now >= deadline) {
+		/*
+		 * One more look once the deadline has passed: a caller
+		 * preempted for the whole wait has not looked since.
+		 */
+		if (now >= deadline && last) {
 			ok = ask.moved != 0;
 			break;
 		}
+		last = now >= deadline;
 		rte_pause();
 	}
 	if (ask.moved != 0)
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_REMOTE_TAKE, ask.moved);
+	if (!ok)
+		SHEAF_LOG(DEBUG, "pool %s: lcore %u%s: %u objects wanted, %" PRIu64 " held by %u other lcores not back in %" PRIu64 " us: %u polls, %u idle looks, %u fences (%u refused by the interval), %u owners inside a call",
+			sp->mp->name, rte_lcore_id(),
+			self == NULL ? " (no slot)" : "", n, held, left,
+			(sheaf_clock_ns() - start) / 1000, ask.polls, ask.idle,
+			ask.fenced, ask.again, ask.busy);
 	return ok;
 }

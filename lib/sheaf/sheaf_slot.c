@@ -78,9 +78,12 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 	uint64_t heir = busy == SHEAF_BUSY_HEIR ? sheaf_self | SHEAF_INC_HEIR :
 		sheaf_self;
 
-	/* Its transactions undone, the slot is whole (single stores). */
+	/*
+	 * Its transactions undone, the slot is whole (single stores). An
+	 * heir holds locks under its plain incarnation.
+	 */
 	if (dead != 0)
-		sheaf_tx_recover_proc(sp, dead);
+		sheaf_tx_recover_proc(sp, dead & ~SHEAF_INC_HEIR);
 	/* Acquire: the slot as the rolled-back transactions left it. */
 	if (!__atomic_compare_exchange_n(&v->owner, &dead, heir, 0,
 			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))

@@ -91,7 +91,8 @@ sheaf_slot_fast_ok(const struct sheaf_slot *lc)
 static __rte_always_inline uint32_t
 sheaf_slot_enter(struct sheaf_slot *lc)
 {
-	lc->busy = SHEAF_BUSY_CALL;
+	/* Relaxed: a thief reads it; ordered by the fence below. */
+	__atomic_store_n(&lc->busy, SHEAF_BUSY_CALL, __ATOMIC_RELAXED);
 	/*
 	 * Against a signal handler on this thread, a compiler barrier.
 	 * Against a thief, the store above and the load below are ordered
