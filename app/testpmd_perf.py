@@ -28,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 RX_RE = re.compile(r"RX-packets:\s+(\d+)")
@@ -72,6 +73,75 @@ def eal_plugin(so):
     return copy, env
 
 
+class Testpmd:
+    """An interactive dpdk-testpmd, driven command by command.
+
+    Its output is read as it comes (a thread), so that each command waits
+    for the prompt that follows it: the clock starts once forwarding has
+    started and the counters are cleared, however long EAL takes to come
+    up on a loaded machine.
+    """
+
+    PROMPT = "testpmd> "
+
+    def __init__(self, argv, env):
+        # Line-buffered stdout keeps testpmd's printf output in order
+        # with the prompts its command line writes directly.
+        if shutil.which("stdbuf"):
+            argv = ["stdbuf", "-oL", "-eL"] + argv
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, env=env)
+        self.chunks = []
+        self.lock = threading.Lock()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        fd = self.proc.stdout.fileno()
+        while True:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            with self.lock:
+                self.chunks.append(chunk)
+
+    def output(self):
+        with self.lock:
+            return b"".join(self.chunks).decode(errors="replace")
+
+    def wait_prompts(self, n, timeout):
+        """Wait until the output holds more than n prompts."""
+        end = time.monotonic() + timeout
+        while self.output().count(self.PROMPT) <= n:
+            if self.proc.poll() is not None:
+                raise RuntimeError("testpmd exited with status %d"
+                                   % self.proc.returncode)
+            if time.monotonic() > end:
+                raise RuntimeError("no prompt within %d s" % timeout)
+            time.sleep(0.001)
+
+    def cmd(self, line, timeout=30):
+        """Send a command and wait for testpmd to be done with it."""
+        n = self.output().count(self.PROMPT)
+        self.proc.stdin.write((line + "\n").encode())
+        self.proc.stdin.flush()
+        self.wait_prompts(n, timeout)
+
+    def quit(self, timeout):
+        self.proc.stdin.write(b"quit\n")
+        self.proc.stdin.close()
+        self.proc.wait(timeout=timeout)
+        self.reader.join(timeout)
+        return self.output()
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait()
+        self.reader.join(5)
+        return self.output()
+
+
 def run_once(args, ops, cache, prefix):
     """Packets per second forwarded by one testpmd run, or None."""
     eal = ["-l", args.lcores, "--no-pci", "--file-prefix", prefix,
@@ -81,36 +151,28 @@ def run_once(args, ops, cache, prefix):
         eal += ["--no-huge", "-m", "1024"]
     else:
         eal += ["--huge-unlink"]
-    if args.plugin:
-        eal += ["-d", args.plugin]
+    for plugin in args.plugins:
+        eal += ["-d", plugin]
     app = ["--", "-i", "--forward-mode=io"]
     if cache != "default":
         app.append("--mbcache=%s" % cache)
-    proc = subprocess.Popen([args.testpmd] + eal + app,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True,
-                            env=args.env)
-
-    def send(cmd):
-        proc.stdin.write(cmd + "\n")
-        proc.stdin.flush()
-
+    tp = Testpmd([args.testpmd] + eal + app, args.env)
     try:
-        send("start")
+        tp.wait_prompts(0, 120)
+        tp.cmd("start")
         time.sleep(args.warmup)
-        send("clear port stats all")
+        tp.cmd("clear port stats all")
         t0 = time.monotonic()
         time.sleep(args.seconds)
-        send("show port stats all")
+        # The counters are read when the command runs: stamp it first.
         t1 = time.monotonic()
-        send("stop")
-        send("quit")
-        out, _ = proc.communicate(timeout=args.seconds + 60)
-    except (subprocess.TimeoutExpired, BrokenPipeError) as e:
-        proc.kill()
-        out, _ = proc.communicate()
+        tp.cmd("show port stats all")
+        tp.cmd("stop")
+        out = tp.quit(60)
+    except (RuntimeError, subprocess.TimeoutExpired, BrokenPipeError) as e:
+        out = tp.kill()
         sys.stderr.write("\ntestpmd %s cache %s failed (%s):\n%s\n"
-                         % (ops, cache, type(e).__name__, out[-2000:]))
+                         % (ops, cache, e, out[-2000:]))
         return None
     # "show port stats all" prints RX-packets for each port first; the
     # forwarding summary printed by "stop" comes after it.
@@ -140,8 +202,10 @@ def main():
     p.add_argument("--csv", default="")
     args = p.parse_args()
     args.env = dict(os.environ)
+    args.plugins = []
     if args.plugin:
-        args.plugin, args.env = eal_plugin(args.plugin)
+        plugin, args.env = eal_plugin(args.plugin)
+        args.plugins.append(plugin)
 
     configs = [(o, c) for o in args.ops.split(",")
                for c in args.mbcache.split(",")]
