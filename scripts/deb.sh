@@ -65,8 +65,9 @@ cp "$work"/*.deb "$work"/*.changes "$work"/*.buildinfo "$out/"
 # lintian on the .changes checks every package it lists.
 log "lintian $out/*.changes"
 changes=$(ls "$out"/*.changes)
-if ! lintian --fail-on error "$changes" > "$out/lintian.txt" 2>&1; then
-	cat "$out/lintian.txt" >&2
+if ! lintian --fail-on error "$changes" > "$out/lintian.txt" \
+		2> "$out/lintian.err"; then
+	cat "$out/lintian.txt" "$out/lintian.err" >&2
 	die "lintian reports errors (above; also in $out/lintian.txt)"
 fi
 if [ -s "$out/lintian.txt" ]; then
