@@ -32,15 +32,17 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 src_dir=${SHEAF_DPDK_SRC:-$root/../shared/dpdk}
 cache=${SHEAF_DPDK_CACHE:-/var/cache/sheaf-dpdk}
 
-# What the tests and the perf comparison need, and nothing else: EAL
-# plus the libraries dpdk-test and dpdk-testpmd pull in, the vdev and
-# PCI buses, the null and ring ports, DPDK's own mempool drivers (the
-# perf baselines), shared libraries only. platform=generic: no
-# -march=native, so that an entry stays valid on another CPU model.
+# What the tests and the perf comparison need, and nothing else: the
+# libraries DPDK cannot do without (disable_libs=* leaves out every
+# optional one; sheaf, dpdk-testpmd and the mempool and mbuf autotests
+# need none), the vdev and PCI buses, the null and ring ports, DPDK's
+# own mempool drivers (the perf baselines), shared libraries only.
+# platform=generic: no -march=native, so that an entry stays valid on
+# another CPU model.
 # shellcheck disable=SC2054 # the commas are meson's list syntax
 OPTIONS=(
 	--buildtype=release --libdir=lib -Ddefault_library=shared
-	-Dplatform=generic
+	-Dplatform=generic '-Ddisable_libs=*'
 	-Denable_drivers=bus/vdev,bus/pci,net/null,net/ring,mempool/ring,mempool/stack,mempool/bucket
 	-Denable_apps=test-pmd,test -Dtests=true
 	-Dexamples= -Denable_docs=false
