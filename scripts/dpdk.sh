@@ -76,6 +76,14 @@ prefix=$cache/$release-$key
 done_file=$prefix/sheaf-dpdk.done
 
 mkdir -p "$cache" || die "cannot create $cache (SHEAF_DPDK_CACHE)"
+# EAL loads the drivers of its plugin directory, inside the prefix, only
+# when no directory above them is world-writable (not under /tmp).
+d=$(cd "$cache" && pwd)
+while [ "$d" != / ]; do
+	[ -z "$(find "$d" -maxdepth 0 -perm -o+w)" ] ||
+		die "$d is world-writable: EAL would refuse the drivers of a DPDK built under it; set SHEAF_DPDK_CACHE elsewhere"
+	d=$(dirname "$d")
+done
 exec 9> "$prefix.lock"
 flock 9
 if [ -f "$done_file" ]; then

@@ -64,7 +64,7 @@ run_suite() {
 	meson test -C "$dir" --print-errorlogs "$@" || status=1
 }
 
-system="DPDK $(pkg-config --modversion libdpdk 2> /dev/null || echo '?') (system)"
+system="DPDK $(env -u PKG_CONFIG_PATH pkg-config --modversion libdpdk 2> /dev/null || echo '?') (system)"
 # shellcheck disable=SC2086 # word splitting of the *_ARGS is wanted
 run_suite build "$system" release -- ${SHEAF_TEST_ARGS:-}
 if [ "${SHEAF_NO_ASAN:-0}" != 1 ]; then
