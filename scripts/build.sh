@@ -5,8 +5,11 @@
 # Configure (once) and build sheaf.
 #   build/       release build (project defaults): perf runs and tests
 #   build-asan/  debug build with ASan + UBSan: tests only
+#   build-dpdk-<release>/  release build against a DPDK release from the
+#                cache of scripts/dpdk.sh (built there first if missing)
 #
 # Usage: scripts/build.sh [release|asan|all]   (default: all)
+#        scripts/build.sh dpdk RELEASE        e.g. dpdk 23.11
 
 set -euo pipefail
 
@@ -44,9 +47,27 @@ build_asan() {
 	ninja -C build-asan
 }
 
+# The DPDK is set at set-up (pkg_config_path, stored in the build dir),
+# so that a rebuild or a reconfigure never picks up another one. A dir
+# set up against another cache entry (new tarball, new options) starts
+# over, as its dependencies were resolved there.
+build_dpdk() {
+	local release=$1 prefix dir=build-dpdk-$1
+	prefix=$(bash scripts/dpdk.sh "$release") || return 1
+	if [ "$(cat "$dir/sheaf-dpdk-prefix" 2> /dev/null)" != "$prefix" ]; then
+		rm -rf "$dir"
+	fi
+	configure "$dir" -Dpkg_config_path="$prefix/lib/pkgconfig"
+	echo "$prefix" > "$dir/sheaf-dpdk-prefix"
+	ninja -C "$dir"
+}
+
 case "$what" in
 release) build_release ;;
 asan) build_asan ;;
 all) build_release; build_asan ;;
-*) echo "usage: $0 [release|asan|all]" >&2; exit 2 ;;
+dpdk)
+	[ $# -eq 2 ] || { echo "usage: $0 dpdk RELEASE" >&2; exit 2; }
+	build_dpdk "$2" ;;
+*) echo "usage: $0 [release|asan|all] | dpdk RELEASE" >&2; exit 2 ;;
 esac

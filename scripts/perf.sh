@@ -15,7 +15,13 @@
 #                      ops and --mbcache, and the floor row
 #                      (app/testpmd_perf.py)
 #
-# Usage: scripts/perf.sh [sheaf-perf options]  e.g. --scenario local --rounds 3
+# Usage: scripts/perf.sh [--dpdk RELEASE] [sheaf-perf options]
+#   e.g. --scenario local --rounds 3
+#   --dpdk RELEASE  measure against that DPDK release instead of the
+#                   system one: its build from scripts/dpdk.sh (built
+#                   first if not cached), build-dpdk-RELEASE/, its own
+#                   ring, stack and bucket drivers and its dpdk-testpmd;
+#                   results in results/dpdk-RELEASE/
 # Environment:
 #   SHEAF_NO_SETUP=1    skip scripts/setup.sh (packages, hugepages)
 #   SHEAF_LCORES        EAL lcore list (default 0-1)
@@ -27,14 +33,40 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
+release=
+args=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--dpdk)
+		[ $# -ge 2 ] || { echo "perf: --dpdk needs a release" >&2; exit 2; }
+		release=$2
+		shift 2 ;;
+	*) args+=("$1"); shift ;;
+	esac
+done
+set -- "${args[@]}"
+
 if [ "${SHEAF_NO_SETUP:-0}" != 1 ]; then
 	bash scripts/setup.sh
 fi
-bash scripts/build.sh release
+if [ -n "$release" ]; then
+	# Everything from that release alone: the app links it, EAL loads
+	# the mempool drivers of its own plugin directory, its testpmd runs.
+	bash scripts/build.sh dpdk "$release"
+	build=build-dpdk-$release
+	dpdk=$(cat "$build/sheaf-dpdk-prefix")
+	export PATH=$dpdk/bin:$PATH
+	export LD_LIBRARY_PATH=$dpdk/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	export PKG_CONFIG_PATH=$dpdk/lib/pkgconfig
+	out=${SHEAF_RESULTS:-results/dpdk-$release}
+else
+	bash scripts/build.sh release
+	build=build
+	out=${SHEAF_RESULTS:-results}
+fi
 
-out=${SHEAF_RESULTS:-results}
 mkdir -p "$out"
-app=build/app/sheaf-perf
+app=$build/app/sheaf-perf
 [ -x "$app" ] || { echo "perf: $app was not built" >&2; exit 1; }
 
 # Hugepages when 512 MiB are free, else plain memory: slower TLB-wise,
@@ -67,6 +99,7 @@ eal=(-l "${SHEAF_LCORES:-0-1}" --file-prefix "$prefix" --no-pci "${mem[@]}")
 	echo "cpus: $(nproc)"
 	echo "kernel: $(uname -r)"
 	echo "dpdk: $(pkg-config --modversion libdpdk 2>/dev/null || echo unknown)"
+	echo "dpdk prefix: $(pkg-config --variable=prefix libdpdk 2>/dev/null || echo unknown)"
 	echo "memory: $memory"
 	echo "command: $app ${eal[*]} -- --csv $out/perf.csv --json $out/perf.json $*"
 } > "$out/env.txt"
@@ -86,8 +119,9 @@ fi
 # (app/testpmd_perf.py); SHEAF_NO_TESTPMD=1 skips it.
 if [ "${SHEAF_NO_TESTPMD:-0}" != 1 ] && command -v dpdk-testpmd > /dev/null; then
 	tp=(python3 app/testpmd_perf.py
-		--plugin build/drivers/librte_mempool_sheaf.so
-		--floor-plugin build/app/librte_mempool_perf_floor.so
+		--plugin "$build/drivers/librte_mempool_sheaf.so"
+		--floor-plugin "$build/app/librte_mempool_perf_floor.so"
+		--testpmd "$(command -v dpdk-testpmd)"
 		--lcores "${SHEAF_LCORES:-0-1}" --rounds 3 --seconds 2
 		--csv "$out/testpmd.csv")
 	[ "${mem[0]}" = --no-huge ] && tp+=(--no-huge)

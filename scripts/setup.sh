@@ -4,6 +4,9 @@
 #
 # Prepare a Debian 12 machine (as root) to build, test and measure sheaf:
 # install the packages, reserve 2 MiB hugepages and mount hugetlbfs.
+# python3-pyelftools and xz-utils build the DPDK releases of
+# scripts/dpdk.sh; build-essential to lintian build and check the
+# Debian packages (scripts/deb.sh).
 # Idempotent: a rerun skips apt when every package is present.
 # Hugepages are best effort: the tests also run with --no-huge.
 #
@@ -19,6 +22,8 @@ PACKAGES=(
 	libasan8 libubsan1
 	python3 python3-pyelftools python3-matplotlib
 	doxygen
+	xz-utils
+	build-essential dpkg-dev debhelper fakeroot lintian
 )
 HUGEPAGES=${SHEAF_HUGEPAGES:-1024}
 

@@ -2,25 +2,37 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The sheaf authors
 #
-# The test suite: set up the machine, build build/ and build-asan/, run
-# every meson test in build/ and the suites but "perf" in build-asan/
-# (ASan + UBSan), then print "N passed, N failed, N skipped" summed over
-# both runs, as the last line. Exits non-zero on any failure; a build dir
-# that does not build counts as one failure.
+# The test suite: set up the machine, build build/ and build-asan/
+# against the system DPDK, run every meson test in build/ and the suites
+# but "perf" in build-asan/ (ASan + UBSan); then, for each DPDK release
+# of SHEAF_DPDK_RELEASES, build that release (scripts/dpdk.sh, cached
+# outside the clone) and build-dpdk-<release>/ against it, and run every
+# suite there (no sanitizer build). One line per build dir names its DPDK
+# release and counts; each failure line names the release too. The
+# skipped count comes next, and the last line is "N passed, N failed",
+# summed over every run. Exits non-zero on any failure; a build dir (or
+# a DPDK release) that does not build counts as one failure.
 #
 # Environment:
 #   SHEAF_NO_SETUP=1    skip scripts/setup.sh (packages, hugepages)
 #   SHEAF_NO_ASAN=1     skip the ASan + UBSan build and its run
+#   SHEAF_DPDK_RELEASES the DPDK releases to test besides the system one
+#                       (default "23.11 24.11 25.11"; empty: none)
 #   SHEAF_TEST_ARGS     extra `meson test` arguments for build/
 #   SHEAF_ASAN_ARGS     `meson test` arguments selecting what runs in
 #                       build-asan/ (default: --no-suite perf)
+#   SHEAF_DPDK_ARGS     extra `meson test` arguments for the release
+#                       build dirs
+#   SHEAF_DPDK_SRC, SHEAF_DPDK_CACHE  see scripts/dpdk.sh
 
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root" || exit 1
 
+releases=${SHEAF_DPDK_RELEASES-23.11 24.11 25.11}
 failed_builds=()
+labels=()
 status=0
 step() { echo; echo "=== $* ==="; }
 
@@ -29,41 +41,56 @@ if [ "${SHEAF_NO_SETUP:-0}" != 1 ]; then
 	bash scripts/setup.sh || { echo "test: set-up failed, going on"; status=1; }
 fi
 
-# run_suite DIR BUILD-KIND MESON-TEST-ARGS...
+# run_suite DIR LABEL BUILD-ARGS -- MESON-TEST-ARGS...
+#   BUILD-ARGS: the arguments of scripts/build.sh that build DIR.
 run_suite() {
-	local dir=$1 kind=$2
+	local dir=$1 label=$2 build=()
 	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		build+=("$1")
+		shift
+	done
+	shift
+	labels+=("$dir=$label")
 	rm -f "$dir/meson-logs/testlog.json"
-	step "build $dir"
-	if ! bash scripts/build.sh "$kind"; then
-		echo "test: $dir does not build"
-		failed_builds+=("$dir")
+	step "$label: build $dir"
+	if ! bash scripts/build.sh "${build[@]}"; then
+		echo "test: $label: $dir does not build"
+		failed_builds+=("$label: $dir does not build")
 		status=1
 		return
 	fi
-	step "meson test -C $dir $*"
+	step "$label: meson test -C $dir $*"
 	meson test -C "$dir" --print-errorlogs "$@" || status=1
 }
 
+system="DPDK $(env -u PKG_CONFIG_PATH pkg-config --modversion libdpdk 2> /dev/null || echo '?') (system)"
 # shellcheck disable=SC2086 # word splitting of the *_ARGS is wanted
-run_suite build release ${SHEAF_TEST_ARGS:-}
+run_suite build "$system" release -- ${SHEAF_TEST_ARGS:-}
 if [ "${SHEAF_NO_ASAN:-0}" != 1 ]; then
 	# shellcheck disable=SC2086
-	run_suite build-asan asan --timeout-multiplier 3 \
-		${SHEAF_ASAN_ARGS:---no-suite perf}
+	run_suite build-asan "$system, ASan + UBSan" asan -- \
+		--timeout-multiplier 3 ${SHEAF_ASAN_ARGS:---no-suite perf}
 fi
+for release in $releases; do
+	# shellcheck disable=SC2086
+	run_suite "build-dpdk-$release" "DPDK $release" dpdk "$release" -- \
+		${SHEAF_DPDK_ARGS:-}
+done
 
 step "summary"
-python3 - "${#failed_builds[@]}" build build-asan <<'PY' || status=1
+python3 - "${labels[@]}" "${failed_builds[@]/#/!}" <<'PY' || status=1
 import json, os, sys
 
-# meson's results: EXPECTEDFAIL counts as a pass; FAIL, TIMEOUT, ERROR,
-# UNEXPECTEDPASS and INTERRUPT as failures; SKIP apart.
+# Arguments: DIR=LABEL for each build dir run, !MESSAGE for each build
+# that failed. meson's results: EXPECTEDFAIL counts as a pass; FAIL,
+# TIMEOUT, ERROR, UNEXPECTEDPASS and INTERRUPT as failures; SKIP apart.
 PASS = {'OK', 'EXPECTEDFAIL'}
 SKIP = {'SKIP'}
+dirs = [a.split('=', 1) for a in sys.argv[1:] if not a.startswith('!')]
+broken = [a[1:] for a in sys.argv[1:] if a.startswith('!')]
 passed = failed = skipped = 0
-failed_builds = int(sys.argv[1])
-for d in sys.argv[2:]:
+for d, label in dirs:
     path = os.path.join(d, 'meson-logs', 'testlog.json')
     if not os.path.exists(path):
         continue
@@ -81,15 +108,16 @@ for d in sys.argv[2:]:
                 n[2] += 1
             else:
                 n[1] += 1
-                print(f'{d}: {r}: {t.get("name")}')
-    print(f'{d}: {n[0]} passed, {n[1]} failed, {n[2]} skipped')
+                print(f'{label}: {r}: {t.get("name")} ({d})')
+    print(f'{label} ({d}): {n[0]} passed, {n[1]} failed, {n[2]} skipped')
     passed += n[0]
     failed += n[1]
     skipped += n[2]
-failed += failed_builds
-if failed_builds:
-    print(f'{failed_builds} build dir(s) did not build, counted as failures')
-print(f'{passed} passed, {failed} failed, {skipped} skipped')
+for b in broken:
+    print(f'{b}: counted as one failure')
+failed += len(broken)
+print(f'{skipped} skipped')
+print(f'{passed} passed, {failed} failed')
 sys.exit(1 if failed else 0)
 PY
 exit $status

@@ -58,8 +58,15 @@ sleep "$fwd_s"
 stop_at=$(wc -l < "$log")
 testpmd_cmd stop
 testpmd_cmd "show port stats all"
-testpmd_cmd dump_mempool
-dump_at=$(grep -n "mempool <$pool>" "$log" | tail -n 1 | cut -d: -f1)
+# The command that dumps one pool is "dump_mempool NAME" up to 24.11
+# (22.11 leaves it out of its help) and "dump mempool NAME" in 25.11 and
+# later: try the new one, then the old.
+for cmd in "dump mempool $pool" "dump_mempool $pool"; do
+	from=$(wc -l < "$log")
+	testpmd_cmd "$cmd"
+	tail -n "+$from" "$log" | grep -q "mempool <$pool>@" && break
+done
+dump_at=$(grep -n "mempool <$pool>@" "$log" | tail -n 1 | cut -d: -f1)
 testpmd_quit
 rc=$?
 [ $rc -eq 0 ] || { show_log "$log"; fail "testpmd exited with status $rc"; }
