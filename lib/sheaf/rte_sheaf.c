@@ -33,17 +33,7 @@ sheaf_fail(int err)
 int
 rte_sheaf_pool_check(const struct rte_mempool *mp)
 {
-	if (sheaf_pool_valid(mp))
-		return 0;
-	if (mp == NULL)
-		SHEAF_LOG(ERR, "NULL mempool");
-	else if (strcmp(rte_mempool_get_ops(mp->ops_index)->name,
-			RTE_SHEAF_OPS_NAME) != 0)
-		SHEAF_LOG(ERR, "mempool %s uses ops %s, not " RTE_SHEAF_OPS_NAME,
-			mp->name, rte_mempool_get_ops(mp->ops_index)->name);
-	else
-		SHEAF_LOG(ERR, "mempool %s is not populated", mp->name);
-	return sheaf_fail(EINVAL);
+	return sheaf_pool_check(mp);
 }
 
 struct rte_mempool *
@@ -128,7 +118,7 @@ rte_sheaf_flush_lcore(struct rte_mempool *mp)
 {
 	int n;
 
-	if (rte_sheaf_pool_check(mp) < 0)
+	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
 	sheaf_call_enter();
 	n = sheaf_flush_self(sheaf_pool_of(mp));
@@ -141,7 +131,7 @@ rte_sheaf_flush(struct rte_mempool *mp)
 {
 	int n;
 
-	if (rte_sheaf_pool_check(mp) < 0)
+	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
 	sheaf_call_enter();
 	n = sheaf_flush_all(sheaf_pool_of(mp));
@@ -155,7 +145,7 @@ rte_sheaf_stranded_max(const struct rte_mempool *mp)
 	const struct sheaf_pool *sp;
 	unsigned int i, nb = 0;
 
-	if (rte_sheaf_pool_check(mp) < 0)
+	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
 	sp = sheaf_pool_of(mp);
 	/* Lcores in use, and slots that threads now gone left behind. */
@@ -169,7 +159,7 @@ rte_sheaf_stranded_max(const struct rte_mempool *mp)
 int
 rte_sheaf_info_get(const struct rte_mempool *mp, struct rte_sheaf_info *info)
 {
-	if (rte_sheaf_pool_check(mp) < 0)
+	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
 	if (info == NULL) {
 		SHEAF_LOG(ERR, "NULL info");
@@ -183,7 +173,7 @@ int
 rte_sheaf_stats_get(const struct rte_mempool *mp,
 	struct rte_sheaf_stats *stats)
 {
-	if (rte_sheaf_pool_check(mp) < 0)
+	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
 	if (stats == NULL) {
 		SHEAF_LOG(ERR, "NULL stats");
@@ -196,7 +186,7 @@ rte_sheaf_stats_get(const struct rte_mempool *mp,
 int
 rte_sheaf_stats_reset(struct rte_mempool *mp)
 {
-	if (rte_sheaf_pool_check(mp) < 0)
+	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
 	sheaf_stats_reset(sheaf_pool_of(mp));
 	return 0;
@@ -221,7 +211,7 @@ rte_sheaf_dump(FILE *f, const struct rte_mempool *mp)
 		SHEAF_LOG(ERR, "NULL stream");
 		return sheaf_fail(EINVAL);
 	}
-	if (rte_sheaf_pool_check(mp) < 0)
+	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
 	sheaf_stats_dump(f, sheaf_pool_of(mp));
 	return 0;
@@ -233,7 +223,7 @@ sheaf_deferred_pool(const struct rte_mempool *mp)
 {
 	struct sheaf_pool *sp;
 
-	if (rte_sheaf_pool_check(mp) < 0)
+	if (sheaf_pool_check(mp) < 0)
 		return NULL;
 	sp = sheaf_pool_of(mp);
 	if (sheaf_deferred_qsbr(sp) == NULL) {
@@ -249,7 +239,7 @@ rte_sheaf_rcu_attach(struct rte_mempool *mp, struct rte_rcu_qsbr *v)
 {
 	int ret;
 
-	if (rte_sheaf_pool_check(mp) < 0)
+	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
 	if (v == NULL) {
 		SHEAF_LOG(ERR, "pool %s: NULL QSBR variable", mp->name);

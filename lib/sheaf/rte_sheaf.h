@@ -24,9 +24,16 @@
  * rte_sheaf_pktmbuf_pool_create(). Everything else in the app keeps using
  * the plain rte_mempool and rte_mbuf API.
  *
- * Objects held in lcore sheaves are reachable only by their lcore: size a
- * pool with at least rte_sheaf_stranded_max() objects more than the app
+ * Objects held in an lcore's sheaves are reached by other lcores only
+ * through that lcore: an allocation that runs short asks it to give them
+ * back (it does at its next pool call), and takes them itself only when
+ * the lcore makes no pool call for a while or its process is dead. Size
+ * a pool with at least rte_sheaf_stranded_max() objects more than the app
  * needs in flight. rte_sheaf_flush() returns them to the shared tiers.
+ *
+ * A process using the pool (a secondary, say) may die at any instruction:
+ * no object is then handed out twice, no other process hangs, and every
+ * object but those the dead process held in its hands comes back.
  *
  * A caller that cannot afford a failed allocation in a bounded run (an
  * RX ring rearm) borrows a sheaf holding enough objects beforehand with
@@ -365,14 +372,17 @@ int rte_sheaf_flush_lcore(struct rte_mempool *mp);
  * Return every lcore's sheaves and the barns to the slabs.
  *
  * Each lcore empties its own sheaves: the caller directly, idle EAL
- * worker lcores through rte_eal_remote_launch() (waited for), and busy
- * lcores (running a function, or registered non-EAL threads) through a
- * request they honour at their next slow path. Objects in DPDK's own
+ * worker lcores of the caller's process through rte_eal_remote_launch()
+ * (waited for, when called from the main lcore), and the others when
+ * asked, at their next pool call. Lcores that make no pool call for the
+ * pool's idle time (struct rte_sheaf_config::idle_us), and lcores of dead
+ * processes, are emptied by the caller. Waits up to three idle times and
+ * a membarrier interval (about 4 ms by default). Objects in DPDK's own
  * per-lcore mempool cache are not touched.
  *
  * MT-safe, but must not run concurrently with another remote launch on
  * the same lcores.
- * Lcore: any; remote launch requires the main lcore.
+ * Lcore: any; not from a signal handler inside the pool (does nothing).
  *
  * @param mp
  *   A sheaf pool.
@@ -389,12 +399,12 @@ int rte_sheaf_flush(struct rte_mempool *mp);
  * @b EXPERIMENTAL: this API may change without prior notice.
  *
  * Upper bound of the objects that lcore sheaves can keep out of reach of
- * other lcores: lcores x (2 x capacity + 32), with lcores the EAL lcore
- * count plus registered threads (RTE_MAX_LCORE at most), and 32 the
- * objects a signal handler may park on its lcore. An allocation that
- * finds the shared tiers empty takes back the objects of lcores that are
- * outside the pool at that moment, so only lcores inside a pool call
- * really keep theirs.
+ * other lcores: lcores x 2 x capacity, with lcores the lcore ids in use
+ * (EAL lcores and registered threads) and those whose slot a thread now
+ * gone left behind, RTE_MAX_LCORE at most. An allocation that runs
+ * short asks the lcores holding objects to give them back, and takes
+ * them from idle and dead ones (see rte_sheaf_flush()): the bound is
+ * what an allocation may find out of reach for a few milliseconds.
  *
  * MT-safe.
  * Lcore: any thread.
@@ -610,8 +620,10 @@ int rte_sheaf_prefill_refill(struct rte_mempool *mp,
  *   0, or a negative errno, also in rte_errno; on error nothing changed:
  *   - -EINVAL: mp is not a sheaf pool, pf is NULL, or pf is not a sheaf
  *     borrowed from mp (returned already, or borrowed from another
- *     pool). A second return is caught while the sheaf is not lent
- *     again; for an oversize sheaf, while its memory is not reused.
+ *     pool). A handle carries the sheaf's lend count: a handle returned
+ *     already, or kept from an earlier lend of the same sheaf, is
+ *     refused until that sheaf has been lent 65536 times since; for an
+ *     oversize sheaf, while its memory is not reused.
  *   - -EBUSY: called from a signal handler inside the pool.
  */
 __rte_experimental
@@ -758,13 +770,12 @@ int rte_sheaf_rcu_attach(struct rte_mempool *mp, struct rte_rcu_qsbr *v);
  * on its socket's FIFO, from where rte_sheaf_reclaim(), allocation slow
  * paths and rte_sheaf_deferred_barrier() put it back whole once the
  * token is reached. A thread without an lcore id shares one deferred
- * sheaf per socket under a spinlock.
+ * sheaf per socket, under the barn's lock.
  *
- * Fallback: when no empty sheaf can be had (the barn has none, no
- * deferred sheaf has expired and the barn holds no full sheaf to empty
- * into the slabs), the objects are queued one by one on a pool-wide
- * queue. It never blocks and never drops an object; it costs a
- * spinlock and one rte_rcu_qsbr_start() (an atomic add on the shared
+ * Fallback: when no empty sheaf can be had (the barn has none and holds
+ * no full sheaf to empty into the slabs), the objects are queued one by
+ * one on their socket's fallback queue. It never drops an object; it
+ * costs a lock and one rte_rcu_qsbr_start() (an atomic add on the shared
  * token) per call, and each such object is later checked and freed to
  * the slabs on its own; counted in RTE_SHEAF_STAT_DEFERRED_FALLBACK.
  *
@@ -772,10 +783,10 @@ int rte_sheaf_rcu_attach(struct rte_mempool *mp, struct rte_rcu_qsbr *v);
  * does not count them (struct rte_sheaf_info::in_deferred does).
  *
  * MT-safe.
- * Lcore: any thread. In a signal handler, only on a thread with an
- * lcore id: one that interrupted a deferred call of this pool on the
- * same lcore fails with -EAGAIN. A thread without an lcore id shares a
- * spinlock with others and must not call it from a signal handler.
+ * Lcore: any thread, signal handlers included: a handler whose thread
+ * is inside the pool frees into its socket's shared deferred sheaf in
+ * one step, all or nothing, and fails with -EAGAIN when that cannot be
+ * done without waiting.
  *
  * @param mp
  *   A sheaf pool with a QSBR variable attached.
@@ -788,7 +799,8 @@ int rte_sheaf_rcu_attach(struct rte_mempool *mp, struct rte_rcu_qsbr *v);
  *     pool already. Without it such an object is refused (logged, counted)
  *     only once its grace period is over.
  *   - -ENOTSUP: no QSBR variable is attached to mp.
- *   - -EAGAIN: re-entered from a signal handler, see above.
+ *   - -EAGAIN: from a signal handler inside the pool, the shared
+ *     deferred sheaf was out of reach or out of room; nothing freed.
  */
 __rte_experimental
 int rte_sheaf_free_deferred(struct rte_mempool *mp, void *obj);
@@ -814,7 +826,8 @@ int rte_sheaf_free_deferred(struct rte_mempool *mp, void *obj);
  *     RTE_SHEAF_F_VALIDATE, an object is refused as in
  *     rte_sheaf_free_deferred().
  *   - -ENOTSUP: no QSBR variable is attached to mp.
- *   - -EAGAIN: re-entered from a signal handler.
+ *   - -EAGAIN: from a signal handler inside the pool, see
+ *     rte_sheaf_free_deferred().
  */
 __rte_experimental
 int rte_sheaf_free_deferred_bulk(struct rte_mempool *mp, void * const *objs,
@@ -825,8 +838,8 @@ int rte_sheaf_free_deferred_bulk(struct rte_mempool *mp, void * const *objs,
  * @b EXPERIMENTAL: this API may change without prior notice.
  *
  * Put back into circulation every deferred object whose grace period
- * has ended: whole sheaves go to the barns (or their objects to the
- * slabs past the barn limit), fallback objects to the slabs. Checks
+ * has ended: whole sheaves go to the barns, fallback objects to the
+ * slabs. Checks
  * with rte_rcu_qsbr_check() without waiting: never blocks on readers.
  * Partial deferred sheaves stay on their lcores (see
  * rte_sheaf_deferred_barrier()). Allocation slow paths do the same for
@@ -834,9 +847,8 @@ int rte_sheaf_free_deferred_bulk(struct rte_mempool *mp, void * const *objs,
  * rare.
  *
  * MT-safe.
- * Lcore: any thread; from a signal handler inside the pool on a thread
- * with an lcore id it does nothing and returns 0; not from a signal
- * handler of a thread without one.
+ * Lcore: any thread; from a signal handler inside the pool it takes no
+ * lock its thread or another holds (it may return 0 then).
  *
  * @param mp
  *   A sheaf pool with a QSBR variable attached.
@@ -854,12 +866,14 @@ int rte_sheaf_reclaim(struct rte_mempool *mp);
  *
  * Wait until every object freed deferred before the call is back in the
  * pool (SLUB's kvfree_rcu_barrier()). Stamps and queues each lcore's
- * partial deferred sheaf (those of lcores inside the pool once they
- * step out) and each socket's shared one, then reclaims until the
- * readers have passed the last token. Frees made during the call are
- * not waited for.
+ * partial deferred sheaf: the caller's own, the others' when asked (at
+ * their next pool call; an lcore idle for the pool's idle time, or of a
+ * dead process, is served by the caller), and each socket's shared one;
+ * then reclaims until the readers have passed the last token. Frees made
+ * during the call are not waited for. Bounded by the pool's
+ * barrier_timeout_ms (struct rte_sheaf_config).
  *
- * Blocks until the readers report: the caller must not be an online
+ * Waits for the readers to report: the caller must not be an online
  * reader of the pool's QSBR variable.
  *
  * MT-safe.
@@ -870,9 +884,11 @@ int rte_sheaf_reclaim(struct rte_mempool *mp);
  * @return
  *   0, or a negative errno, also in rte_errno:
  *   - -EINVAL: mp is not a sheaf pool.
- *   - -ENOTSUP: no QSBR variable is attached to mp, or other lcores
- *     hold partial deferred sheaves and membarrier() is unavailable.
+ *   - -ENOTSUP: no QSBR variable is attached to mp.
  *   - -EBUSY: called from a signal handler inside the pool.
+ *   - -ETIMEDOUT: an lcore did not stamp its deferred sheaf, or the
+ *     readers did not report, within the pool's barrier_timeout_ms;
+ *     the objects stay queued, reclaimed later.
  */
 __rte_experimental
 int rte_sheaf_deferred_barrier(struct rte_mempool *mp);

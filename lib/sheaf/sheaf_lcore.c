@@ -323,21 +323,3 @@ sheaf_pool_put_other(struct sheaf_pool *sp, void * const *objs,
 	rte_errno = EINVAL;
 	return -EINVAL;
 }
-
-uint32_t
-sheaf_lcore_count(const struct sheaf_pool *sp, uint32_t *nb_lcores)
-{
-	uint32_t i, n = 0, nl = 0, c;
-
-	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		if (!sheaf_slot_claimed(sp, i))
-			continue;
-		/* Racy, not critical: one word per slot; exact when quiet. */
-		c = sheaf_pair_count(&sp->slot[i]);
-		nl += c != 0;
-		n += c;
-	}
-	if (nb_lcores != NULL)
-		*nb_lcores = nl;
-	return n;
-}

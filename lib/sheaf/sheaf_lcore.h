@@ -94,7 +94,4 @@ void sheaf_lcore_serve(struct sheaf_pool *sp, struct sheaf_slot *lc);
 /* Give everything lc (held) holds back to the shared tiers. */
 unsigned int sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_slot *lc);
 
-/* Objects held by lcore slots; racy, exact when quiet. */
-uint32_t sheaf_lcore_count(const struct sheaf_pool *sp, uint32_t *nb_lcores);
-
 #endif /* _SHEAF_LCORE_H_ */

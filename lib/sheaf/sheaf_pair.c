@@ -25,6 +25,26 @@ sheaf_pair_init(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t main,
 	lc->dstate = SHEAF_NONE << SHEAF_SIZE_BITS;
 }
 
+uint32_t
+sheaf_pair_count_all(const struct sheaf_pool *sp, uint32_t *nb_lcores)
+{
+	uint32_t i, n = 0, nl = 0, c;
+
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		/* Slots never claimed hold nothing (racy bitmap, a hint). */
+		if (!((__atomic_load_n(&sp->claimed[i / 64], __ATOMIC_RELAXED) >>
+				(i % 64)) & 1))
+			continue;
+		/* Racy, not critical: one word per slot; exact when quiet. */
+		c = sheaf_pair_count(&sp->slot[i]);
+		nl += c != 0;
+		n += c;
+	}
+	if (nb_lcores != NULL)
+		*nb_lcores = nl;
+	return n;
+}
+
 void
 sheaf_pair_swap(struct sheaf_slot *lc)
 {

@@ -174,6 +174,13 @@ sheaf_pair_count(const struct sheaf_slot *lc)
 	return sheaf_st_size(w, SHEAF_MAIN) + sheaf_st_size(w, SHEAF_SPARE);
 }
 
+/*
+ * Objects held by all slots' pairs, and in *nb_lcores (if not NULL) how
+ * many slots hold some; racy, exact when quiet.
+ */
+uint32_t sheaf_pair_count_all(const struct sheaf_pool *sp,
+	uint32_t *nb_lcores);
+
 /* Exchange main and spare. */
 void sheaf_pair_swap(struct sheaf_slot *lc);
 

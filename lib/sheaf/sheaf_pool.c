@@ -16,7 +16,6 @@
 
 #include "sheaf_barn.h"
 #include "sheaf_deferred.h"
-#include "sheaf_lcore.h"
 #include "sheaf_pair.h"
 #include "sheaf_pool.h"
 #include "sheaf_proc.h"
@@ -264,7 +263,24 @@ sheaf_pool_count(const struct rte_mempool *mp)
 	const struct sheaf_pool *sp = sheaf_pool_of(mp);
 
 	return sheaf_slab_count(sp) + sheaf_barn_count(sp) +
-		sheaf_lcore_count(sp, NULL);
+		sheaf_pair_count_all(sp, NULL);
+}
+
+int
+sheaf_pool_check(const struct rte_mempool *mp)
+{
+	if (sheaf_pool_valid(mp))
+		return 0;
+	if (mp == NULL)
+		SHEAF_LOG(ERR, "NULL mempool");
+	else if (strcmp(rte_mempool_get_ops(mp->ops_index)->name,
+			RTE_SHEAF_OPS_NAME) != 0)
+		SHEAF_LOG(ERR, "mempool %s uses ops %s, not " RTE_SHEAF_OPS_NAME,
+			mp->name, rte_mempool_get_ops(mp->ops_index)->name);
+	else
+		SHEAF_LOG(ERR, "mempool %s is not populated", mp->name);
+	rte_errno = EINVAL;
+	return -EINVAL;
 }
 
 bool

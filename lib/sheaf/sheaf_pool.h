@@ -23,4 +23,7 @@ unsigned int sheaf_pool_count(const struct rte_mempool *mp);
 /* Whether mp is a populated sheaf pool; no log (walks over all pools). */
 bool sheaf_pool_valid(const struct rte_mempool *mp);
 
+/* The same, for a caller's argument: 0, or -EINVAL (logged, rte_errno). */
+int sheaf_pool_check(const struct rte_mempool *mp);
+
 #endif /* _SHEAF_POOL_H_ */

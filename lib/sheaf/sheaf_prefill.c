@@ -41,6 +41,7 @@
 
 #include "sheaf_barn.h"
 #include "sheaf_pair.h"
+#include "sheaf_pool.h"
 #include "sheaf_prefill.h"
 #include "sheaf_reclaim.h"
 #include "sheaf_shared.h"
@@ -305,7 +306,7 @@ sheaf_prefill_unlend(struct sheaf_pool *sp, struct sheaf *s)
 static int
 sheaf_prefill_check_n(const struct rte_mempool *mp, unsigned int n)
 {
-	if (rte_sheaf_pool_check(mp) < 0)
+	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
 	if (n == 0) {
 		SHEAF_LOG(ERR, "pool %s: zero objects requested", mp->name);
@@ -444,7 +445,7 @@ rte_sheaf_prefill_put(struct rte_mempool *mp, struct rte_sheaf_prefill *pf)
 	struct sheaf *s;
 	int ret;
 
-	if (rte_sheaf_pool_check(mp) < 0)
+	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
 	sp = sheaf_pool_of(mp);
 	s = sheaf_prefill_check(pf, sp, __func__);
