@@ -1142,10 +1142,16 @@ pool_make(unsigned int i)
 	return 0;
 }
 
+/*
+ * Watched too: a process that died inside rte_malloc() or rte_free()
+ * leaves DPDK's heap lock held, and this would wait for ever.
+ */
 static void
 pool_done(void)
 {
+	watch_begin(0, "primary mempool free");
 	rte_mempool_free(pool);
+	watch_end(0);
 	pool = NULL;
 }
 
@@ -1704,7 +1710,7 @@ storm_ready(pid_t pid)
 		if (now_ns() > end) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, 0);
-			printf("FAILED: the secondary did not start its workload in %u s\n",
+			printf("FAILED: the secondary did not start its workload in %u s (EAL start or attach stuck: a lock in DPDK's shared memory left held by a dead process?)\n",
 				STORM_READY_S);
 			return -1;
 		}
@@ -1892,6 +1898,8 @@ main(int argc, char **argv)
 	} else {
 		ret = primary_main(argc - 1, argv + 1);
 	}
+	/* Frees memory: the heap lock again (pool_done()). */
+	watch_begin(0, "EAL cleanup");
 	rte_eal_cleanup();
 	return ret == 77 ? 77 : ret == 0 ? 0 : 1;
 }
