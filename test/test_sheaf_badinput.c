@@ -89,6 +89,12 @@ static struct rte_sheaf_config cfg_cap = { .capacity = RTE_SHEAF_CAPACITY_MAX + 
 static struct rte_sheaf_config cfg_full = { .barn_max_full = RTE_SHEAF_BARN_MAX + 1 };
 static struct rte_sheaf_config cfg_empty = { .barn_max_empty = RTE_SHEAF_BARN_MAX + 1 };
 static struct rte_sheaf_config cfg_flags = { .flags = 0x100 };
+static struct rte_sheaf_config cfg_idle = {
+	.idle_us = RTE_SHEAF_TIME_US_MAX + 1 };
+static struct rte_sheaf_config cfg_mbint = {
+	.membarrier_interval_us = RTE_SHEAF_TIME_US_MAX + 1 };
+static struct rte_sheaf_config cfg_barrier = {
+	.barrier_timeout_ms = RTE_SHEAF_BARRIER_MS_MAX + 1 };
 
 /* Rows. Each returns what the call returned (pointer calls: 0 or -errno). */
 #define ROW(name, ...) static int name(void) { __VA_ARGS__ }
@@ -108,6 +114,12 @@ ROW(create_empty, return PTR_RET(rte_sheaf_pool_create("bi_e", 63, 64, 0, 0,
 	SOCKET_ID_ANY, 0, &cfg_empty));)
 ROW(create_flags, return PTR_RET(rte_sheaf_pool_create("bi_g", 63, 64, 0, 0,
 	SOCKET_ID_ANY, 0, &cfg_flags));)
+ROW(create_idle, return PTR_RET(rte_sheaf_pool_create("bi_i", 63, 64, 0, 0,
+	SOCKET_ID_ANY, 0, &cfg_idle));)
+ROW(create_mbint, return PTR_RET(rte_sheaf_pool_create("bi_m", 63, 64, 0, 0,
+	SOCKET_ID_ANY, 0, &cfg_mbint));)
+ROW(create_barrier, return PTR_RET(rte_sheaf_pool_create("bi_b", 63, 64, 0,
+	0, SOCKET_ID_ANY, 0, &cfg_barrier));)
 ROW(mbuf_name, return PTR_RET(rte_sheaf_pktmbuf_pool_create(NULL, 63, 0, 0,
 	256, SOCKET_ID_ANY, NULL));)
 ROW(mbuf_zero, return PTR_RET(rte_sheaf_pktmbuf_pool_create("bi_mz", 0, 0,
@@ -226,6 +238,9 @@ static const struct row rows[] = {
 	R(create_full, EINVAL, true, 1),
 	R(create_empty, EINVAL, true, 1),
 	R(create_flags, EINVAL, true, 1),
+	R(create_idle, EINVAL, true, 1),
+	R(create_mbint, EINVAL, true, 1),
+	R(create_barrier, EINVAL, true, 1),
 	R(mbuf_name, EINVAL, true, 1),
 	R(mbuf_zero, EINVAL, true, 1),
 	R(mbuf_priv, EINVAL, true, 1),

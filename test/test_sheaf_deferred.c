@@ -643,6 +643,46 @@ test_stress(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A reader that never reports (here the caller itself, online on the
+ * pool's QSBR variable, which the barrier's doc forbids): the barrier
+ * gives up after barrier_timeout_ms with -ETIMEDOUT instead of waiting
+ * forever, the object stays deferred, and comes back once the reader
+ * reports.
+ */
+static int
+test_barrier_timeout(void)
+{
+	struct rte_sheaf_config cfg = { .capacity = CAP,
+		.barrier_timeout_ms = 50 };
+	uint64_t t0, ms;
+	void *o;
+
+	pool = rcu_pool("dfr_timeout", POOL_N, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	RTE_TEST_ASSERT_SUCCESS(rte_rcu_qsbr_thread_register(qv, 0),
+		"register");
+	rte_rcu_qsbr_thread_online(qv, 0);
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get(pool, &o), "get");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_free_deferred(pool, o), 0,
+		"free deferred");
+	t0 = rte_get_timer_cycles();
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_deferred_barrier(pool), ETIMEDOUT);
+	ms = (rte_get_timer_cycles() - t0) * 1000 / rte_get_timer_hz();
+	RTE_TEST_ASSERT(ms >= 50 && ms < 5000,
+		"barrier time: got %" PRIu64 " ms, expected 50 ms to 5 s", ms);
+	SHEAF_TEST_ASSERT_INT(in_deferred(pool), 1, "in_deferred after it");
+	rte_rcu_qsbr_thread_offline(qv, 0);
+	rte_rcu_qsbr_thread_unregister(qv, 0);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_deferred_barrier(pool), 0,
+		"barrier once the reader is gone");
+	SHEAF_TEST_ASSERT_INT(in_deferred(pool), 0, "in_deferred at the end");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail at the end");
+	return TEST_SUCCESS;
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_bad_input),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_safety),
@@ -650,6 +690,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_fallback),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_flush_and_free),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_stress),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_barrier_timeout),
 	SHEAF_TEST_CASES_END
 };
 

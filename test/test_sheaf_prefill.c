@@ -605,6 +605,37 @@ test_guarantee(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A handle kept after its return, once its sheaf is lent again, must not
+ * pass for the new borrower's: two live handles would alias one sheaf.
+ */
+static int
+test_stale_handle(void)
+{
+	const uintptr_t addr = (UINT64_C(1) << 48) - 1;
+	struct rte_sheaf_prefill *old, *now;
+	struct rte_sheaf_info info;
+
+	old = rte_sheaf_prefill_get(pool, CAP);
+	RTE_TEST_ASSERT_NOT_NULL(old, "get: got NULL (rte_errno %d)", rte_errno);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool, old), 0, "put");
+	/* The barn gives back the sheaf it got last: the same one. */
+	now = rte_sheaf_prefill_get(pool, CAP);
+	RTE_TEST_ASSERT_NOT_NULL(now, "get again: got NULL (rte_errno %d)",
+		rte_errno);
+	RTE_TEST_ASSERT(((uintptr_t)now & addr) == ((uintptr_t)old & addr),
+		"the sheaf lent again: got %p, expected the one of %p",
+		(void *)now, (void *)old);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_prefill_put(pool, old), EINVAL);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_prefill_size(old), EINVAL);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_size(now), CAP,
+		"size of the live handle");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_info_get(pool, &info), 0, "info");
+	SHEAF_TEST_ASSERT_INT(info.nb_borrowed, 1, "borrowed sheaves");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool, now), 0, "put live");
+	return check_whole(pool);
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_basic),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_take_whole),
@@ -612,6 +643,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_refill),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_enomem),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_bad_inputs),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_stale_handle),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_pktmbuf),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_no_lcore_thread),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_guarantee),
