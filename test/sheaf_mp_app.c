@@ -15,8 +15,10 @@
  *            everything and reports done.
  * secondary-kill: the same, on the lcore id of a secondary that exited:
  *            it must have taken that slot over (its rte_sheaf_dump()
- *            says so), then SIGKILLs itself with objects in its lcore's
- *            sheaves, for the primary to take back.
+ *            says so), then borrows two prefill sheaves (within and
+ *            past the capacity) and SIGKILLs itself with objects in its
+ *            lcore's sheaves and in the borrowed ones, for the primary
+ *            to take back.
  * die:       churns until SIGKILLed at a random moment (by itself, from
  *            another thread), most likely inside a pool call, holding
  *            objects (marked 2 in the ownership table) and with one call
@@ -278,8 +280,11 @@ check_whole(struct mp_ctl *ctl, void **all)
 		return -1;
 	}
 	rte_mempool_put_bulk(pool, all, got);
-	if (deaths == 0 && got != POOL_N)
+	if (deaths == 0 && got + dead_held != POOL_N) {
+		printf("FAILED: got %u, expected %u (%u held by the dead)\n",
+			got, POOL_N - dead_held, dead_held);
 		return -1;
+	}
 	printf("primary: pool whole, each object once\n");
 	return 0;
 }
@@ -310,6 +315,36 @@ run_owner(struct mp_ctl *ctl, double seconds)
 	printf("owner %d owns its lcore %u slot, %" PRIu64 " failed gets\n",
 		getpid(), rte_lcore_id(), stat_of(RTE_SHEAF_STAT_ALLOC_FAIL) -
 		fails);
+	return 0;
+}
+
+/*
+ * Borrow two prefill sheaves to die with: one within the sheaf capacity
+ * (an arena sheaf) and one past it (rte_malloc'd), an object taken from
+ * each. The pool must take back the rest of both from the dead.
+ */
+static int
+borrow(struct mp_ctl *ctl)
+{
+	struct rte_sheaf_prefill *pf[2];
+	struct rte_sheaf_info info;
+	unsigned int i, n[2];
+	void *o;
+
+	if (rte_sheaf_info_get(pool, &info) != 0)
+		return -1;
+	n[0] = info.capacity / 2;
+	n[1] = 3 * info.capacity;
+	for (i = 0; i < 2; i++) {
+		pf[i] = rte_sheaf_prefill_get(pool, n[i]);
+		if (pf[i] == NULL || rte_sheaf_prefill_alloc(pf[i], &o) != 0 ||
+				mark(ctl, &o, 1, 0, 2) < 0) {
+			printf("FAILED: secondary prefill of %u\n", n[i]);
+			return -1;
+		}
+		printf("secondary %d dies with a borrowed sheaf of %d objects\n",
+			getpid(), rte_sheaf_prefill_size(pf[i]));
+	}
 	return 0;
 }
 
@@ -429,9 +464,13 @@ main(int argc, char **argv)
 					getpid(), rte_lcore_id());
 			}
 
+			if (borrow(ctl) < 0)
+				__atomic_fetch_add(&ctl->failures, 1,
+					__ATOMIC_RELAXED);
 			if (rte_sheaf_info_get(pool, &info) == 0)
-				printf("secondary %d killing itself, %u objects in lcore sheaves\n",
-					getpid(), info.in_lcores);
+				printf("secondary %d killing itself, %u objects in lcore sheaves, %u sheaves borrowed\n",
+					getpid(), info.in_lcores,
+					info.nb_borrowed);
 			fflush(stdout);
 			raise(SIGKILL);
 		}

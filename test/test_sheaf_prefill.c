@@ -636,6 +636,69 @@ test_stale_handle(void)
 	return check_whole(pool);
 }
 
+/*
+ * An oversize sheaf is freed on return: the next oversize lend may get
+ * the same memory, and the old handle must still be refused.
+ */
+static int
+test_stale_oversize(void)
+{
+	const uintptr_t addr = (UINT64_C(1) << 48) - 1;
+	struct rte_sheaf_prefill *old, *now;
+	unsigned int tries;
+
+	old = rte_sheaf_prefill_get(pool, 3 * CAP);
+	RTE_TEST_ASSERT_NOT_NULL(old, "get: got NULL (rte_errno %d)", rte_errno);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool, old), 0, "put");
+	/* rte_malloc hands the freed block out again, sooner or later. */
+	for (tries = 0; tries < 64; tries++) {
+		now = rte_sheaf_prefill_get(pool, 3 * CAP);
+		RTE_TEST_ASSERT_NOT_NULL(now, "get again: got NULL (rte_errno %d)",
+			rte_errno);
+		if (((uintptr_t)now & addr) == ((uintptr_t)old & addr))
+			break;
+		SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool, now), 0,
+			"put other");
+	}
+	RTE_TEST_ASSERT(tries < 64,
+		"no oversize sheaf at the old one's address in 64 lends");
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_prefill_put(pool, old), EINVAL);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_size(now), 3 * CAP,
+		"size of the live handle");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool, now), 0, "put live");
+	return check_whole(pool);
+}
+
+/*
+ * A handle stays refused for 65536 lends of its sheaf: checked at half
+ * that (a lend and a return each used to count).
+ */
+static int
+test_stale_many(void)
+{
+	const uintptr_t addr = (UINT64_C(1) << 48) - 1;
+	struct rte_sheaf_prefill *old, *now;
+	unsigned int i;
+
+	old = rte_sheaf_prefill_get(pool, CAP);
+	RTE_TEST_ASSERT_NOT_NULL(old, "get: got NULL (rte_errno %d)", rte_errno);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool, old), 0, "put");
+	for (i = 0; i < 32767; i++) {
+		now = rte_sheaf_prefill_get(pool, CAP);
+		RTE_TEST_ASSERT(now != NULL &&
+			((uintptr_t)now & addr) == ((uintptr_t)old & addr),
+			"lend %u: got %p, expected the sheaf of %p", i,
+			(void *)now, (void *)old);
+		SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool, now), 0,
+			"put");
+	}
+	now = rte_sheaf_prefill_get(pool, CAP);
+	RTE_TEST_ASSERT_NOT_NULL(now, "last get: got NULL");
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_prefill_put(pool, old), EINVAL);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool, now), 0, "put live");
+	return check_whole(pool);
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_basic),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_take_whole),
@@ -644,6 +707,8 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_enomem),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_bad_inputs),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_stale_handle),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_stale_oversize),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_stale_many),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_pktmbuf),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_no_lcore_thread),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_guarantee),

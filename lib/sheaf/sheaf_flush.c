@@ -17,6 +17,7 @@
 #include "sheaf_deferred.h"
 #include "sheaf_flush.h"
 #include "sheaf_lcore.h"
+#include "sheaf_lend.h"
 #include "sheaf_pair.h"
 #include "sheaf_reclaim.h"
 #include "sheaf_shared.h"
@@ -28,7 +29,11 @@ sheaf_flush_barns(struct sheaf_pool *sp)
 	unsigned int n = 0, bad = 0;
 	uint32_t b;
 
-	/* Expired deferred sheaves join the barns first; the others stay. */
+	/*
+	 * Dead borrowers' sheaves and expired deferred sheaves join the
+	 * barns first; the other deferred ones stay.
+	 */
+	sheaf_lend_recover(sp, 0, true);
 	sheaf_deferred_reclaim(sp, true);
 	for (b = 0; b < sp->nb_nodes; b++)
 		n += sheaf_barn_flush(sp, b, &bad);

@@ -37,6 +37,10 @@
 	X("defer.copy")         /* deferred objects copied, count not */ \
 	X("defer.transit")      /* deferred rung: sheaf flushed, in transit */ \
 	X("barn_flush.transit") /* barn flush: sheaf flushed, in transit */ \
-	X("recover.undo")       /* rolling back a dead holder's journal */
+	X("recover.undo")       /* rolling back a dead holder's journal */ \
+	X("prefill.load")       /* prefill: objects in place, size not */ \
+	X("prefill.give")       /* prefill: size lowered, objects not given */ \
+	X("prefill.grow")       /* prefill: old sheaf emptied, new not set */ \
+	X("lend.claimed")       /* a dead borrower's sheaf claimed, not back */
 
 #endif /* _SHEAF_KILL_H_ */

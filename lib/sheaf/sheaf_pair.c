@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sheaf_barn.h"
+#include "sheaf_lend.h"
 #include "sheaf_pair.h"
 #include "sheaf_slab.h"
 
@@ -301,6 +302,7 @@ sheaf_pair_lend(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t b,
 	if (e != SHEAF_NONE) {
 		s = sheaf_pair_sheaf(lc, w, h);
 		sheaf_tx_store32(&tx, &s->size, sheaf_st_size(w, h));
+		sheaf_lend_hold(&tx, s);
 		sheaf_tx_store64(&tx, &lc->state, sheaf_st_set(w, h, e, 0));
 	}
 	sheaf_tx_end(&tx);

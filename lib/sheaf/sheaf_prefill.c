@@ -22,14 +22,20 @@
  * caller's sheaves, then to the slabs.
  *
  * A borrowed sheaf is in its borrower's hands: the barn or slot it came
- * from let go of it in the transaction (or single store) that took it.
+ * from let go of it in the transaction that took it, which recorded the
+ * borrower (sheaf_lend.h); the sheaves of a borrower that dies come back
+ * to the pool. While lent, a sheaf's objects are objs[0..size): its size
+ * goes down before objects leave it and up after they arrived, so that
+ * a death in between loses what was in flight and never lets two places
+ * hold one object.
  *
  * Handles carry a generation: a handle is the sheaf's address with the
  * sheaf's lend count in its top 16 bits, which user-space addresses do
- * not use. Each lend and each return bumps the count, so a handle
- * returned already, or kept from an earlier lend of the same sheaf, is
+ * not use. A returned sheaf has no live handle; each lend bumps the
+ * count, so a handle kept from an earlier lend of the same sheaf is
  * refused; it is taken for a live one only after 65536 lends of that
- * sheaf in between.
+ * sheaf in between. Oversize sheaves are freed on return and their memory
+ * may come back as another one: they count the pool's oversize lends.
  */
 
 #include <stdbool.h>
@@ -40,9 +46,9 @@
 #include <rte_mbuf.h>
 
 #include "sheaf_barn.h"
+#include "sheaf_lend.h"
 #include "sheaf_pair.h"
 #include "sheaf_pool.h"
-#include "sheaf_prefill.h"
 #include "sheaf_reclaim.h"
 #include "sheaf_shared.h"
 #include "sheaf_slot.h"
@@ -201,6 +207,9 @@ sheaf_prefill_load(const struct sheaf_prefill_ctx *c, struct sheaf *s,
 		sheaf_prefill_stat(c, RTE_SHEAF_STAT_PREFILL_FAIL, 1);
 		return -ENOMEM;
 	}
+	SHEAF_KILL("prefill.load");
+	/* The objects in place before the size says so (a death). */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->size = got;
 	sheaf_prefill_stat(c, RTE_SHEAF_STAT_PREFILL, got - from);
 	return 0;
@@ -220,11 +229,16 @@ sheaf_prefill_barn_get(const struct sheaf_prefill_ctx *c, bool full)
 		return NULL;
 	i = full ? sheaf_barn_pop_full(&tx, c->home) :
 		sheaf_barn_pop_empty(&tx, c->home);
+	if (i != SHEAF_NONE)
+		sheaf_lend_hold(&tx, sheaf_at(c->sp, i));
 	sheaf_tx_end(&tx);
 	return i != SHEAF_NONE ? sheaf_at(c->sp, i) : NULL;
 }
 
-/* An empty sheaf for n objects: from the barn, or rte_malloc. */
+/*
+ * An empty sheaf for n objects, held by the caller: from the barn, or
+ * rte_malloc (then on the pool's list).
+ */
 static struct sheaf *
 sheaf_prefill_new(const struct sheaf_prefill_ctx *c, unsigned int n)
 {
@@ -250,17 +264,22 @@ sheaf_prefill_new(const struct sheaf_prefill_ctx *c, unsigned int n)
 	s->capacity = cap;
 	s->idx = SHEAF_NONE;
 	s->flags = SHEAF_F_MALLOC;
+	sheaf_lend_register(sp, s);
 	return s;
 }
 
 /*
- * Take back a sheaf that is not (or no longer) lent, with its objects:
- * whole into the barn while under its limit, else objects to the tiers.
+ * Take back a sheaf the caller holds, no longer lent, with its objects:
+ * whole into the barn while under its limit; else its objects go to the
+ * caller's sheaves (the size lowered first), then to the slabs (the size
+ * committed with each depot transaction), and the sheaf to the barn's
+ * empty stack or, oversize, off the list and freed.
  */
 static void
 sheaf_prefill_release(const struct sheaf_prefill_ctx *c, struct sheaf *s)
 {
 	struct sheaf_pool *sp = c->sp;
+	unsigned int t, bad = 0;
 	struct sheaf_tx tx;
 
 	if (!(s->flags & SHEAF_F_MALLOC) && s->size != 0 &&
@@ -268,12 +287,25 @@ sheaf_prefill_release(const struct sheaf_prefill_ctx *c, struct sheaf *s)
 			sheaf_barn_begin(&tx, sp, c->home, SHEAF_TX_prefill_put,
 				false) == 0) {
 		sheaf_barn_push(&tx, c->home, s->idx);
+		sheaf_lend_drop(&tx, s);
 		sheaf_tx_end(&tx);
 		return;
 	}
-	sheaf_prefill_to_tiers(c, s->objs, s->size);
-	s->size = 0;
+	t = c->lc == NULL ? 0 : RTE_MIN(s->size,
+		2 * c->lc->capacity - sheaf_pair_count(c->lc));
+	if (t != 0) {
+		s->size -= t;
+		/* The size down before the objects leave (a death). */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		SHEAF_KILL("prefill.give");
+		sheaf_pair_give(c->lc, &s->objs[s->size], t);
+	}
+	sheaf_barn_transit_flush(sp, s, &bad);
+	if (bad != 0)
+		sheaf_prefill_stat(c, RTE_SHEAF_STAT_FREE_INVALID, bad);
 	if (s->flags & SHEAF_F_MALLOC) {
+		sheaf_lend_unregister(sp, s);
+		/* A death here leaks an empty sheaf's memory, no object. */
 		rte_free(s);
 		return;
 	}
@@ -281,25 +313,31 @@ sheaf_prefill_release(const struct sheaf_prefill_ctx *c, struct sheaf *s)
 	RTE_VERIFY(sheaf_barn_begin(&tx, sp, c->home, SHEAF_TX_prefill_put,
 		false) == 0);
 	sheaf_barn_push_empty(&tx, c->home, s->idx);
+	sheaf_lend_drop(&tx, s);
 	sheaf_tx_end(&tx);
 }
 
+/*
+ * A handle for s, held by the caller; and the handle's end. An arena
+ * sheaf counts its own lends; an oversize one, new memory that may be a
+ * returned sheaf's, takes the pool's count of oversize lends.
+ */
 static void
 sheaf_prefill_lend(struct sheaf_pool *sp, struct sheaf *s)
 {
-	s->lend_gen++;
+	if (s->flags & SHEAF_F_MALLOC)
+		/* Relaxed: a number, unique enough; it publishes nothing. */
+		s->lend_gen = (uint16_t)__atomic_add_fetch(&sp->lend_seq, 1,
+			__ATOMIC_RELAXED);
+	else
+		s->lend_gen++;
 	s->lent_to = sp;
-	/* Relaxed: a statistic, read racily by rte_sheaf_info_get(). */
-	__atomic_fetch_add(&sp->nb_borrowed, 1, __ATOMIC_RELAXED);
 }
 
 static void
-sheaf_prefill_unlend(struct sheaf_pool *sp, struct sheaf *s)
+sheaf_prefill_unlend(struct sheaf *s)
 {
-	s->lend_gen++;
 	s->lent_to = NULL;
-	/* Relaxed: a statistic, see sheaf_prefill_lend(). */
-	__atomic_fetch_sub(&sp->nb_borrowed, 1, __ATOMIC_RELAXED);
 }
 
 /* Pool checks shared by get and refill; n == 0 is a caller's bug. */
@@ -373,27 +411,34 @@ rte_sheaf_prefill_get(struct rte_mempool *mp, unsigned int n)
 	return sheaf_handle_of(s);
 }
 
-/* Outgrown: a larger sheaf takes over s's objects, as in SLUB. */
+/*
+ * Outgrown: a larger sheaf takes over s's objects, as in SLUB. Both are
+ * held by the caller meanwhile: a size goes down before the other goes
+ * up (a death between loses s's objects, never doubles them).
+ */
 static int
 sheaf_prefill_grow(struct sheaf_prefill_ctx *c, struct sheaf **sp_,
 	unsigned int n)
 {
 	struct sheaf *s = *sp_, *t = sheaf_prefill_new(c, n);
+	const unsigned int k = s->size;
 
 	if (t == NULL)
 		return -ENOMEM;
-	memcpy(t->objs, s->objs, s->size * sizeof(void *));
-	t->size = s->size;
+	memcpy(t->objs, s->objs, k * sizeof(void *));
+	s->size = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	SHEAF_KILL("prefill.grow");
+	t->size = k;
 	if (sheaf_prefill_load(c, t, n, n) < 0) {
-		t->size = 0; /* the objects stay with s */
-		if (t->flags & SHEAF_F_MALLOC)
-			rte_free(t);
-		else
-			sheaf_prefill_release(c, t);
+		/* The objects back to s. */
+		t->size = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		s->size = k;
+		sheaf_prefill_release(c, t);
 		return -ENOMEM;
 	}
-	s->size = 0;
-	sheaf_prefill_unlend(c->sp, s);
+	sheaf_prefill_unlend(s);
 	sheaf_prefill_release(c, s);
 	sheaf_prefill_lend(c->sp, t);
 	*sp_ = t;
@@ -454,7 +499,7 @@ rte_sheaf_prefill_put(struct rte_mempool *mp, struct rte_sheaf_prefill *pf)
 	ret = sheaf_prefill_enter(sp, &c);
 	if (ret < 0)
 		return ret;
-	sheaf_prefill_unlend(sp, s);
+	sheaf_prefill_unlend(s);
 	sheaf_prefill_release(&c, s);
 	sheaf_prefill_leave(&c);
 	return 0;

@@ -85,10 +85,19 @@ struct sheaf {
 	uint32_t capacity; /* length of objs[]; fixed at creation */
 	uint32_t idx;      /* arena index, SHEAF_NONE if oversize; fixed */
 	uint16_t flags;    /* SHEAF_F_*; fixed */
-	/* Prefill: bumped at each lend and each return; writer: borrower */
+	/* Prefill: the lend's number, in its handles; writer: borrower */
 	uint16_t lend_gen;
 	/* Prefill: pool while lent, NULL otherwise; writer: borrower */
 	struct sheaf_pool *lent_to;
+	/*
+	 * Prefill: the incarnation of the process that borrowed the sheaf,
+	 * 0 when not lent (sheaf_lend.h). Stored in the transaction that
+	 * takes the sheaf out of a barn or slot and in the one that puts it
+	 * back; a recoverer takes a dead borrower's by CAS.
+	 */
+	uint64_t holder;
+	/* Oversize sheaves: the next on the pool's list; barn 0's lock. */
+	struct sheaf *next;
 	void *objs[];
 };
 
@@ -277,8 +286,17 @@ struct sheaf_pool {
 
 	/* Counters of callers without a slot; relaxed atomics. */
 	uint64_t shared_stat[RTE_SHEAF_STAT_MAX];
-	/* Sheaves lent by prefill, not yet returned; relaxed atomic. */
-	uint32_t nb_borrowed;
+	/*
+	 * Prefill (sheaf_lend.h): oversize sheaves lent, a list under barn
+	 * 0's lock, and how many; the only process that ever borrowed (0:
+	 * none yet, UINT64_MAX: several), a relaxed hint; the next time
+	 * (CLOCK_MONOTONIC ns) reclaim may look for dead borrowers, CAS.
+	 */
+	struct sheaf *lent_list;
+	uint32_t nb_lent_list;
+	uint32_t lend_seq;          /* oversize lends; relaxed atomic */
+	uint64_t lender;
+	uint64_t lend_look_after;
 	/*
 	 * Deferred free: the QSBR variable, NULL until attached, then
 	 * fixed; published with a release store (sheaf_deferred.h).

@@ -14,6 +14,7 @@
 
 #include "sheaf_ask.h"
 #include "sheaf_barn.h"
+#include "sheaf_lend.h"
 #include "sheaf_pair.h"
 #include "sheaf_reclaim.h"
 #include "sheaf_slab.h"
@@ -84,8 +85,13 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 	unsigned int left;
 	bool ok = false, last = false;
 
-	/* Sheaves that dead processes left in transit: rare, cheap. */
+	/*
+	 * Sheaves that dead processes left in transit or borrowed: rare;
+	 * cheap, or rate-limited.
+	 */
 	sheaf_barn_recover_transit(sp);
+	sheaf_lend_recover(sp, self != NULL ? self->barn : sheaf_home_node(sp),
+		false);
 	held = sheaf_reclaim_holders(sp, self, &want);
 	tiers = sheaf_reclaim_tiers(sp);
 	/* Given back meanwhile (another lcore drained): look again. */

@@ -16,8 +16,8 @@
 
 #include "sheaf_barn.h"
 #include "sheaf_deferred.h"
+#include "sheaf_lend.h"
 #include "sheaf_pair.h"
-#include "sheaf_prefill.h"
 #include "sheaf_proc.h"
 #include "sheaf_slab.h"
 #include "sheaf_stats.h"
@@ -105,7 +105,7 @@ sheaf_info_fill(const struct sheaf_pool *sp, struct rte_sheaf_info *in)
 	in->in_barns = sheaf_barn_count(sp);
 	sheaf_barn_sheaves(sp, &in->barn_full, &in->barn_empty);
 	in->in_lcores = sheaf_pair_count_all(sp, &in->nb_lcores);
-	in->nb_borrowed = sheaf_prefill_count(sp);
+	in->nb_borrowed = sheaf_lend_count(sp);
 	in->in_deferred = sheaf_deferred_count(sp);
 }
 

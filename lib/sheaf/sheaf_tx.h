@@ -82,7 +82,9 @@
 	X(transit_flush)    /* a transit sheaf's objects to the slabs */ \
 	X(transit_return)   /* a transit sheaf back on a stack */ \
 	X(stamp_shared)     /* a barn's shared deferred sheaf stamped */ \
-	X(transit_recover)  /* a dead process's transit sheaf back */
+	X(transit_recover)  /* a dead process's transit sheaf back */ \
+	X(lend_list)        /* prefill: the list of oversize sheaves */ \
+	X(lend_recover)     /* a dead borrower's sheaf back on a stack */
 
 enum sheaf_tx_kind {
 #define SHEAF_TX_KIND_(k) SHEAF_TX_##k,

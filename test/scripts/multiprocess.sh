@@ -7,9 +7,10 @@
 # id 0 but another CPU (its slot is the primary's: it must use the shared
 # tiers, in parallel with the primary using the slot); last, one on lcore
 # 1, which must take over the slot the first one left at exit, and which
-# SIGKILLs itself with objects in its sheaves. The primary then
-# gets the whole pool: it takes back what the dead process's slot held. The primary then checks that
-# the pool is whole and that every object comes back once. Secondary
+# SIGKILLs itself with objects in its sheaves and in two borrowed prefill
+# sheaves. The primary then gets the whole pool: it takes back what the
+# dead process's slot and borrowed sheaves held; every object but the two
+# the dead one took from its sheaves must come back, each once. Secondary
 # processes need hugepage memory: skipped without it.
 #
 # Usage: multiprocess.sh APP

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+/*
+ * Sheaves lent by prefill: borrowers, the oversize list, the recovery of
+ * dead borrowers' sheaves. See sheaf_lend.h.
+ */
+
+#include <rte_malloc.h>
+
+#include "sheaf_barn.h"
+#include "sheaf_lend.h"
+
+/* Reclaim looks for dead borrowers at most this often per pool. */
+#define SHEAF_LEND_LOOK_NS 10000000u
+/* Oversize sheaves taken back per pass over the list. */
+#define SHEAF_LEND_BATCH 16
+
+/* Borrowers looked at in one pass, and whether each is dead. */
+struct sheaf_lend_look {
+	uint64_t inc[8];
+	bool dead[8];
+	unsigned int n;
+};
+
+/* Whether h was found dead in this pass (no look: under a lock). */
+static bool
+sheaf_lend_known_dead(const struct sheaf_lend_look *l, uint64_t h)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->inc[i] == h)
+			return l->dead[i];
+	return false;
+}
+
+/*
+ * Whether borrower h is dead; then its transactions are undone (it may
+ * have died inside the one that took a sheaf or gave it back: the sheaf
+ * is then where it was, and its holder says so). Not under a lock.
+ */
+static bool
+sheaf_lend_dead(struct sheaf_pool *sp, struct sheaf_lend_look *l, uint64_t h)
+{
+	unsigned int i;
+	bool dead;
+
+	for (i = 0; i < l->n; i++)
+		if (l->inc[i] == h)
+			return l->dead[i];
+	dead = sheaf_proc_dead(h);
+	if (dead)
+		sheaf_tx_recover_proc(sp, h);
+	/* Past the table's room: looked again (recovery is idempotent). */
+	if (l->n < RTE_DIM(l->inc)) {
+		l->inc[l->n] = h;
+		l->dead[l->n++] = dead;
+	}
+	return dead;
+}
+
+/*
+ * Take sheaf s from its dead borrower h, whose transactions are undone:
+ * true if the caller now holds it (another recoverer may have been
+ * first, or the undone transaction took s back).
+ */
+static bool
+sheaf_lend_take(struct sheaf *s, uint64_t h)
+{
+	/*
+	 * Acquire, and the fence: the dead borrower's plain stores to s (its
+	 * size, objs[]) are ordered before its death is seen through /proc
+	 * by the kernel's exit path, as for a dead transaction's journal
+	 * (sheaf_tx.h).
+	 */
+	if (!__atomic_compare_exchange_n(&s->holder, &h, sheaf_self, 0,
+			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	SHEAF_KILL("lend.claimed");
+	/* Its handles die with it: refused if anyone kept a copy. */
+	s->lent_to = NULL;
+	return true;
+}
+
+void
+sheaf_lend_note(struct sheaf_pool *sp)
+{
+	/* Relaxed: a hint for sheaf_lend_recover(), sticky once many. */
+	uint64_t o = __atomic_load_n(&sp->lender, __ATOMIC_RELAXED);
+
+	if (o == sheaf_self || o == UINT64_MAX)
+		return;
+	if (o == 0 && __atomic_compare_exchange_n(&sp->lender, &o, sheaf_self,
+			0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;
+	if (o != sheaf_self)
+		__atomic_store_n(&sp->lender, UINT64_MAX, __ATOMIC_RELAXED);
+}
+
+void
+sheaf_lend_register(struct sheaf_pool *sp, struct sheaf *s)
+{
+	struct sheaf_tx tx;
+
+	sheaf_lend_note(sp);
+	RTE_VERIFY(sheaf_barn_begin(&tx, sp, 0, SHEAF_TX_lend_list,
+		false) == 0);
+	sheaf_tx_storep(&tx, &s->next, sp->lent_list);
+	sheaf_tx_store64(&tx, &s->holder, sheaf_self);
+	sheaf_tx_storep(&tx, &sp->lent_list, s);
+	sheaf_tx_store32(&tx, &sp->nb_lent_list, sp->nb_lent_list + 1);
+	sheaf_tx_end(&tx);
+}
+
+/* In a transaction on barn 0: take s off the list. */
+static void
+sheaf_lend_unlink(struct sheaf_tx *tx, struct sheaf *s)
+{
+	struct sheaf_pool *sp = tx->sp;
+	struct sheaf **pp = &sp->lent_list;
+
+	while (*pp != s) {
+		RTE_VERIFY(*pp != NULL);
+		pp = &(*pp)->next;
+	}
+	sheaf_tx_storep(tx, pp, s->next);
+	sheaf_tx_store64(tx, &s->holder, 0);
+	sheaf_tx_store32(tx, &sp->nb_lent_list, sp->nb_lent_list - 1);
+}
+
+void
+sheaf_lend_unregister(struct sheaf_pool *sp, struct sheaf *s)
+{
+	struct sheaf_tx tx;
+
+	RTE_VERIFY(sheaf_barn_begin(&tx, sp, 0, SHEAF_TX_lend_list,
+		false) == 0);
+	sheaf_lend_unlink(&tx, s);
+	sheaf_tx_end(&tx);
+}
+
+/* Dead borrowers' arena sheaves back on barn b, whole. */
+static unsigned int
+sheaf_lend_recover_arena(struct sheaf_pool *sp, uint32_t b,
+	struct sheaf_lend_look *l, unsigned int *sheaves)
+{
+	unsigned int n = 0;
+	struct sheaf_tx tx;
+	struct sheaf *s;
+	uint32_t i;
+
+	uint64_t h;
+
+	for (i = 0; i < sp->nb_sheaves; i++) {
+		s = sheaf_at(sp, i);
+		/* Relaxed: a hint; the CAS decides. */
+		h = __atomic_load_n(&s->holder, __ATOMIC_RELAXED);
+		if (h == 0 || h == sheaf_self || !sheaf_lend_dead(sp, l, h) ||
+				!sheaf_lend_take(s, h))
+			continue;
+		n += s->size;
+		(*sheaves)++;
+		/*
+		 * Ours now (holder is the caller): a death from here leaves it
+		 * to the next recoverer. The stack may pass its limit.
+		 */
+		RTE_VERIFY(sheaf_barn_begin(&tx, sp, b, SHEAF_TX_lend_recover,
+			false) == 0);
+		sheaf_barn_push(&tx, b, i);
+		sheaf_lend_drop(&tx, s);
+		sheaf_tx_end(&tx);
+	}
+	return n;
+}
+
+/*
+ * Under the list's lock (a listed sheaf is not freed meanwhile: its
+ * borrower takes it off the list first): the borrowers of listed sheaves
+ * other than the caller's, at most those that fit l.
+ */
+static unsigned int
+sheaf_lend_list_holders(const struct sheaf_pool *sp, uint64_t *inc,
+	unsigned int max)
+{
+	const struct sheaf *s;
+	unsigned int n = 0, i;
+
+	for (s = sp->lent_list; s != NULL && n < max; s = s->next) {
+		if (s->holder == 0 || s->holder == sheaf_self)
+			continue;
+		for (i = 0; i < n && inc[i] != s->holder; i++)
+			;
+		if (i == n)
+			inc[n++] = s->holder;
+	}
+	return n;
+}
+
+/*
+ * Dead borrowers' oversize sheaves: their objects to the slabs. Looks
+ * whether the borrowers are dead between two passes under the lock: the
+ * look and the recovery of their transactions take no lock meanwhile.
+ */
+static unsigned int
+sheaf_lend_recover_list(struct sheaf_pool *sp, struct sheaf_lend_look *l,
+	unsigned int *sheaves, unsigned int *bad)
+{
+	struct sheaf *got[SHEAF_LEND_BATCH], *s;
+	unsigned int k = 0, i, nb, n = 0;
+	uint64_t inc[RTE_DIM(l->inc)];
+	struct sheaf_tx tx;
+	bool any = false;
+
+	if (__atomic_load_n(&sp->nb_lent_list, __ATOMIC_RELAXED) == 0)
+		return 0;
+	RTE_VERIFY(sheaf_barn_begin(&tx, sp, 0, SHEAF_TX_lend_list,
+		false) == 0);
+	nb = sheaf_lend_list_holders(sp, inc, RTE_DIM(inc));
+	sheaf_tx_end(&tx);
+	for (i = 0; i < nb; i++)
+		any |= sheaf_lend_dead(sp, l, inc[i]);
+	if (!any)
+		return 0;
+	RTE_VERIFY(sheaf_barn_begin(&tx, sp, 0, SHEAF_TX_lend_list,
+		false) == 0);
+	for (s = sp->lent_list; s != NULL && k < SHEAF_LEND_BATCH; s = s->next)
+		if (sheaf_lend_known_dead(l, s->holder) &&
+				sheaf_lend_take(s, s->holder))
+			got[k++] = s;
+	sheaf_tx_end(&tx);
+	for (i = 0; i < k; i++) {
+		s = got[i];
+		n += sheaf_barn_transit_flush(sp, s, bad);
+		sheaf_lend_unregister(sp, s);
+		/* A death here leaks an empty sheaf's memory, no object. */
+		rte_free(s);
+	}
+	*sheaves += k;
+	return n;
+}
+
+unsigned int
+sheaf_lend_recover(struct sheaf_pool *sp, uint32_t b, bool force)
+{
+	struct sheaf_lend_look l = { .n = 0 };
+	unsigned int sheaves = 0, bad = 0, n;
+	uint64_t now, after, o;
+
+	/* Relaxed: see sheaf_lend_note(). */
+	o = __atomic_load_n(&sp->lender, __ATOMIC_RELAXED);
+	/* A signal handler whose thread holds a lock would wait forever. */
+	if (o == 0 || o == sheaf_self || sheaf_thread_self()->nb_held != 0)
+		return 0;
+	if (!force) {
+		now = sheaf_clock_ns();
+		/* Relaxed: the CAS elects one looker, it orders nothing. */
+		after = __atomic_load_n(&sp->lend_look_after, __ATOMIC_RELAXED);
+		if (now < after || !__atomic_compare_exchange_n(
+				&sp->lend_look_after, &after,
+				now + SHEAF_LEND_LOOK_NS, 0, __ATOMIC_RELAXED,
+				__ATOMIC_RELAXED))
+			return 0;
+	}
+	n = sheaf_lend_recover_arena(sp, b, &l, &sheaves);
+	n += sheaf_lend_recover_list(sp, &l, &sheaves, &bad);
+	if (bad != 0)
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, bad);
+	if (sheaves == 0)
+		return 0;
+	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_RECOVER, sheaves);
+	SHEAF_LOG(NOTICE, "pool %s: %u objects taken back from %u prefill sheaves of dead processes",
+		sp->mp->name, n, sheaves);
+	return n;
+}
+
+uint32_t
+sheaf_lend_count(const struct sheaf_pool *sp)
+{
+	uint32_t i, n;
+
+	/* Relaxed: a count, exact when nobody borrows or returns. */
+	n = __atomic_load_n(&sp->nb_lent_list, __ATOMIC_RELAXED);
+	for (i = 0; i < sp->nb_sheaves; i++)
+		n += __atomic_load_n(&sheaf_at(sp, i)->holder,
+			__ATOMIC_RELAXED) != 0;
+	return n;
+}

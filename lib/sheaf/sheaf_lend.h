@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+#ifndef _SHEAF_LEND_H_
+#define _SHEAF_LEND_H_
+
+/*
+ * Sheaves lent by prefill, as the pool keeps track of them: each records
+ * its borrower (struct sheaf's holder, an incarnation), so that the
+ * sheaves of a process that died borrowing come back to the pool.
+ *
+ * - An arena sheaf's holder is stored in the transaction that takes the
+ *   sheaf out of a barn or a slot, and cleared in the one that puts it
+ *   back on a barn's stack: the sheaf is in a barn, a slot or its
+ *   borrower's hands, never in nobody's.
+ * - An oversize sheaf (rte_malloc) is on the pool's list from the
+ *   transaction that records its holder to the one that takes it off,
+ *   both on barn 0's lock; freed after.
+ * - While lent, a sheaf's objects are objs[0..size): the borrower lowers
+ *   size before it hands objects out or gives them back, and raises it
+ *   only after objects are in place. A borrower that dies between the
+ *   two loses what it had in flight, never makes two owners of one
+ *   object.
+ * - A recoverer takes a dead borrower's sheaf by CAS of holder (from
+ *   the dead incarnation to its own, so that a recoverer that dies is
+ *   recovered in turn), then puts an arena sheaf back on its barn whole,
+ *   and sends an oversize sheaf's objects to the slabs (its size
+ *   committed with each depot transaction) before taking it off the
+ *   list and freeing it.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sheaf_proc.h"
+#include "sheaf_pvt.h"
+#include "sheaf_tx.h"
+
+/*
+ * Note the caller's process as a borrower of sp: a hint that lets a pool
+ * only one process borrows from skip looking for dead borrowers.
+ */
+void sheaf_lend_note(struct sheaf_pool *sp);
+
+/* In the transaction that takes arena sheaf s out: the caller holds it. */
+static inline void
+sheaf_lend_hold(struct sheaf_tx *tx, struct sheaf *s)
+{
+	/* Noted first: a borrower is never unknown to the recovery. */
+	sheaf_lend_note(tx->sp);
+	sheaf_tx_store64(tx, &s->holder, sheaf_self);
+}
+
+/* In the transaction that puts arena sheaf s back on a stack. */
+static inline void
+sheaf_lend_drop(struct sheaf_tx *tx, struct sheaf *s)
+{
+	sheaf_tx_store64(tx, &s->holder, 0);
+}
+
+/*
+ * Oversize sheaf s, new and empty, onto the pool's list, held by the
+ * caller; and off it, empty, before it is freed. Not from a signal
+ * handler (they wait for barn 0's lock).
+ */
+void sheaf_lend_register(struct sheaf_pool *sp, struct sheaf *s);
+void sheaf_lend_unregister(struct sheaf_pool *sp, struct sheaf *s);
+
+/*
+ * Take back the sheaves of dead borrowers: arena sheaves whole onto barn
+ * b, oversize sheaves' objects to the slabs. Only when a process other
+ * than the caller's ever borrowed; unless force, at most every 10 ms per
+ * pool. Returns the objects taken back. Not from a signal handler.
+ */
+unsigned int sheaf_lend_recover(struct sheaf_pool *sp, uint32_t b, bool force);
+
+/* Sheaves lent (held by a borrower); racy, exact when quiet. */
+uint32_t sheaf_lend_count(const struct sheaf_pool *sp);
+
+#endif /* _SHEAF_LEND_H_ */
