@@ -99,8 +99,8 @@ struct sheaf_thread *sheaf_thread_self(void);
  * environment variable SHEAF_KILL_AT, its SHEAF_KILL_AFTER-th time
  * (default 1). Compiled out otherwise. Names are listed in sheaf_kill.h.
  */
-#ifdef SHEAF_KILL_POINTS
 void sheaf_kill_point(const char *name, const char *sub);
+#ifdef SHEAF_KILL_POINTS
 #define SHEAF_KILL(name) sheaf_kill_point(name, NULL)
 #define SHEAF_KILL2(name, sub) sheaf_kill_point(name, sub)
 #else
