@@ -1393,12 +1393,11 @@ static const struct {
 	{ "refill.commit", 1, "recover.undo", 2, "--lcores=2@1" },
 	{ "flush.store", 3, "recover.undo", 1, "--lcores=2@1" },
 	/*
-	 * The next three fail as of commit 487a8a4: the lock names the
-	 * dead recoverer, not the slot's dead owner, so the heir's
-	 * sheaf_tx_recover_proc() leaves it; the barn's counts, which say
-	 * empty, keep gets off it (objects never come back), and a later
-	 * roll-back rewrites the slot's deferred state under the heir (a
-	 * sheaf on two stacks: objects handed out twice).
+	 * The recoverer dies too: the lock names it, not the slot's dead
+	 * owner. These three failed until sheaf_tx_recover_proc() settled
+	 * every lock (before: it left that one, the barn's counts kept gets
+	 * off it, and a later roll-back rewrote the slot's deferred state
+	 * under the heir: a sheaf on two stacks, objects handed out twice).
 	 */
 	{ "trade_get.store", 3, "recover.undo", 1, "-l1" },
 	{ "trade_get.store", 3, "recover.undo", 1, "--lcores=2@1" },

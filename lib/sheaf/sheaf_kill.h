@@ -19,7 +19,7 @@
  */
 
 /* The transaction kinds: see SHEAF_TX_KINDS in sheaf_tx.h. */
-#define SHEAF_KILL_TX_KINDS(X) SHEAF_TX_KINDS(X)
+#define SHEAF_KILL_TX_KINDS(X) SHEAF_TX_KINDS_MOVE(X)
 
 #define SHEAF_KILL_TX_PHASES(X) X(lock) X(store) X(commit) X(unlock)
 

@@ -50,9 +50,8 @@ sheaf_lend_dead(struct sheaf_pool *sp, struct sheaf_lend_look *l, uint64_t h)
 	for (i = 0; i < l->n; i++)
 		if (l->inc[i] == h)
 			return l->dead[i];
-	dead = sheaf_proc_dead(h);
-	if (dead)
-		sheaf_tx_recover_proc(sp, h);
+	/* Not settled (a handler): looked at as alive, for now. */
+	dead = sheaf_proc_dead(h) && sheaf_tx_recover_proc(sp, h) == 0;
 	/* Past the table's room: looked again (recovery is idempotent). */
 	if (l->n < RTE_DIM(l->inc)) {
 		l->inc[l->n] = h;

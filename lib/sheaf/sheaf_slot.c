@@ -82,8 +82,9 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 	 * Its transactions undone, the slot is whole (single stores). An
 	 * heir holds locks under its plain incarnation.
 	 */
-	if (dead != 0)
-		sheaf_tx_recover_proc(sp, dead & ~SHEAF_INC_HEIR);
+	if (dead != 0 &&
+			sheaf_tx_recover_proc(sp, dead & ~SHEAF_INC_HEIR) < 0)
+		return false;
 	/* Acquire: the slot as the rolled-back transactions left it. */
 	if (!__atomic_compare_exchange_n(&v->owner, &dead, heir, 0,
 			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
@@ -133,7 +134,8 @@ static void
 sheaf_slot_clear_dead_mark(struct sheaf_pool *sp, struct sheaf_slot *v,
 	uint64_t dead)
 {
-	sheaf_tx_recover_proc(sp, dead);
+	if (sheaf_tx_recover_proc(sp, dead) < 0)
+		return;
 	/* The slot is whole again (single stores, transactions undone). */
 	if (__atomic_load_n(&v->marker, __ATOMIC_ACQUIRE) != dead)
 		return;

@@ -226,28 +226,45 @@ sheaf_tx_store64(struct sheaf_tx *tx, uint64_t *addr, uint64_t v)
 	__atomic_store_n(addr, v, __ATOMIC_RELAXED);
 }
 
-/* Recover lk if dead process inc holds it. */
-static unsigned int
-sheaf_tx_recover_one(struct sheaf_pool *sp, struct sheaf_txlock *lk,
-	uint64_t inc)
+/*
+ * Wait until no dead transaction is open on lk: free it, undo one whose
+ * holder is dead (inc, or a recoverer that died undoing), or wait for a
+ * live holder. 0, or -EBUSY when the caller may not wait (a handler).
+ */
+static int
+sheaf_tx_settle(struct sheaf_pool *sp, struct sheaf_txlock *lk, uint64_t inc)
 {
-	if (__atomic_load_n(&lk->owner, __ATOMIC_RELAXED) != inc ||
-			!sheaf_tx_take_over(sp, lk, inc))
+	struct sheaf_tx tx;
+	uint64_t owner = inc;
+
+	/* Known dead: no need to wait to look. */
+	if (sheaf_tx_take_over(sp, lk, owner)) {
+		/* Release: the next holder sees the rolled-back structure. */
+		__atomic_store_n(&lk->owner, 0, __ATOMIC_RELEASE);
 		return 0;
-	/* Release: the next holder sees the rolled-back structure. */
-	__atomic_store_n(&lk->owner, 0, __ATOMIC_RELEASE);
-	return 1;
+	}
+	/*
+	 * Acquire: pairs with the release that freed lk (sheaf_tx_end(), or
+	 * the store above in another recoverer): whatever transaction inc
+	 * had open on it is committed or undone, and seen.
+	 */
+	if (__atomic_load_n(&lk->owner, __ATOMIC_ACQUIRE) == 0)
+		return 0;
+	/* Held: a live holder ends, a dead one is taken over meanwhile. */
+	if (sheaf_tx_begin(&tx, sp, lk, SHEAF_TX_settle, false) < 0)
+		return -EBUSY;
+	sheaf_tx_end(&tx);
+	return 0;
 }
 
-unsigned int
+int
 sheaf_tx_recover_proc(struct sheaf_pool *sp, uint64_t inc)
 {
-	unsigned int n = 0;
 	uint32_t i;
 
-	for (i = 0; i < sp->nb_nodes; i++) {
-		n += sheaf_tx_recover_one(sp, &sp->barn[i].lock, inc);
-		n += sheaf_tx_recover_one(sp, &sp->depot[i].lock, inc);
-	}
-	return n;
+	for (i = 0; i < sp->nb_nodes; i++)
+		if (sheaf_tx_settle(sp, &sp->barn[i].lock, inc) < 0 ||
+				sheaf_tx_settle(sp, &sp->depot[i].lock, inc) < 0)
+			return -EBUSY;
+	return 0;
 }

@@ -58,7 +58,7 @@
  * (by number: the lock is shared, a name's address is not), in the log
  * line of a recovery and in the kill points.
  */
-#define SHEAF_TX_KINDS(X) \
+#define SHEAF_TX_KINDS_MOVE(X) \
 	X(trade_get)        /* an empty main for a full barn sheaf */ \
 	X(trade_put)        /* a full main for an empty barn sheaf */ \
 	X(refill)           /* slab objects into main */ \
@@ -85,6 +85,9 @@
 	X(transit_recover)  /* a dead process's transit sheaf back */ \
 	X(lend_list)        /* prefill: the list of oversize sheaves */ \
 	X(lend_recover)     /* a dead borrower's sheaf back on a stack */
+
+/* Those, and a lock taken only to see it free (sheaf_tx_recover_proc()). */
+#define SHEAF_TX_KINDS(X) SHEAF_TX_KINDS_MOVE(X) X(settle)
 
 enum sheaf_tx_kind {
 #define SHEAF_TX_KIND_(k) SHEAF_TX_##k,
@@ -135,10 +138,12 @@ sheaf_tx_storep(struct sheaf_tx *tx, void *addr, const void *v)
 bool sheaf_tx_holds(const struct sheaf_txlock *lk);
 
 /*
- * Roll back and free every lock of sp held by dead process inc. Call
- * before touching what inc owned (its slots, its marks). Returns the
- * transactions rolled back.
+ * Settle every lock of sp after the death of process inc: roll back and
+ * free those it held, and those of a recoverer that died undoing; wait
+ * for live holders. Call before touching what inc owned (its slots, its
+ * marks, its borrowed sheaves). 0, or -EBUSY where the caller may not
+ * wait (a signal handler inside a call): then touch nothing of inc's.
  */
-unsigned int sheaf_tx_recover_proc(struct sheaf_pool *sp, uint64_t inc);
+int sheaf_tx_recover_proc(struct sheaf_pool *sp, uint64_t inc);
 
 #endif /* _SHEAF_TX_H_ */
