@@ -21,6 +21,7 @@
 #include <rte_errno.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_pause.h>
@@ -181,7 +182,7 @@ test_take_whole(void)
 	return TEST_SUCCESS;
 }
 
-/* Above the capacity: an oversize sheaf, exactly n, freed on return. */
+/* Above the capacity: an oversize sheaf, exactly n objects. */
 static int
 test_oversize(void)
 {
@@ -346,7 +347,7 @@ test_bad_inputs(void)
 	SHEAF_TEST_ASSERT_ERR(rte_sheaf_prefill_alloc(pf, &obj), EINVAL);
 	SHEAF_TEST_ASSERT_ERR(rte_sheaf_prefill_size(pf), EINVAL);
 	SHEAF_TEST_ASSERT_ERR(rte_sheaf_prefill_refill(pool, &pf, 8), EINVAL);
-	/* An oversize sheaf is freed on return: its handle is not reused. */
+	/* An oversize sheaf is kept on return, its handle refused. */
 	pf = rte_sheaf_prefill_get(pool, 2 * CAP);
 	RTE_TEST_ASSERT_NOT_NULL(pf, "oversize get: got NULL (rte_errno %d)",
 		rte_errno);
@@ -637,8 +638,9 @@ test_stale_handle(void)
 }
 
 /*
- * An oversize sheaf is freed on return: the next oversize lend may get
- * the same memory, and the old handle must still be refused.
+ * An oversize sheaf is kept on return: the next oversize lend that fits
+ * gets it again (it once was freed, and rte_malloc handed the memory out
+ * again), and the old handle must still be refused.
  */
 static int
 test_stale_oversize(void)
@@ -650,7 +652,7 @@ test_stale_oversize(void)
 	old = rte_sheaf_prefill_get(pool, 3 * CAP);
 	RTE_TEST_ASSERT_NOT_NULL(old, "get: got NULL (rte_errno %d)", rte_errno);
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool, old), 0, "put");
-	/* rte_malloc hands the freed block out again, sooner or later. */
+	/* The same sheaf, or (before) the same memory, sooner or later. */
 	for (tries = 0; tries < 64; tries++) {
 		now = rte_sheaf_prefill_get(pool, 3 * CAP);
 		RTE_TEST_ASSERT_NOT_NULL(now, "get again: got NULL (rte_errno %d)",
@@ -666,6 +668,51 @@ test_stale_oversize(void)
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_size(now), 3 * CAP,
 		"size of the live handle");
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool, now), 0, "put live");
+	return check_whole(pool);
+}
+
+/* DPDK heap elements in use now, every socket's. */
+static unsigned int
+heap_elements(void)
+{
+	struct rte_malloc_socket_stats st;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < rte_socket_count(); i++) {
+		RTE_VERIFY(rte_malloc_get_socket_stats(
+			rte_socket_id_by_idx(i), &st) == 0);
+		n += st.alloc_count;
+	}
+	return n;
+}
+
+/*
+ * Oversize sheaves are not freed at run time (a process killed inside
+ * rte_free() would leave DPDK's heap locked for every process): a return
+ * keeps the sheaf for the next oversize lend that fits, which allocates
+ * nothing. Before, each return freed it and each lend allocated.
+ */
+static int
+test_oversize_kept(void)
+{
+	struct rte_sheaf_prefill *a, *b;
+	unsigned int lent, kept;
+
+	a = rte_sheaf_prefill_get(pool, 3 * CAP);
+	RTE_TEST_ASSERT_NOT_NULL(a, "get: got NULL (rte_errno %d)", rte_errno);
+	lent = heap_elements();
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool, a), 0, "put");
+	kept = heap_elements();
+	SHEAF_TEST_ASSERT_INT(kept, lent, "heap elements after the return");
+	/* A smaller oversize lend fits the kept sheaf. */
+	b = rte_sheaf_prefill_get(pool, 2 * CAP + 1);
+	RTE_TEST_ASSERT_NOT_NULL(b, "get again: got NULL (rte_errno %d)",
+		rte_errno);
+	SHEAF_TEST_ASSERT_INT(heap_elements(), kept,
+		"heap elements after a second lend");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_size(b), 2 * CAP + 1, "size");
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_prefill_size(a), EINVAL);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool, b), 0, "put again");
 	return check_whole(pool);
 }
 
@@ -708,6 +755,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_bad_inputs),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_stale_handle),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_stale_oversize),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_oversize_kept),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_stale_many),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_pktmbuf),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_no_lcore_thread),

@@ -547,9 +547,11 @@ struct rte_mbuf;
  * taken whole where one is at hand (a barn's full sheaf, or the caller's
  * own spare or main), else an empty one is loaded, up to the capacity,
  * from the caller's sheaves, the barns, the slabs and idle lcores. Above
- * the capacity an oversize sheaf is allocated with rte_malloc, loaded
- * with exactly n objects and freed on return: size the capacity
- * (struct rte_sheaf_config) for the usual n instead.
+ * the capacity an oversize sheaf is used: one returned earlier that fits,
+ * else one allocated with rte_malloc (capacity rounded up to a power of
+ * two), loaded with exactly n objects; it is kept with the pool when
+ * returned and freed with it. Size the capacity (struct
+ * rte_sheaf_config) for the usual n instead.
  *
  * MT-safe.
  * Lcore: any thread, with or without an lcore id; not from a signal
@@ -607,7 +609,8 @@ int rte_sheaf_prefill_refill(struct rte_mempool *mp,
  * Return a borrowed sheaf. A sheaf of the pool's capacity goes whole to
  * the barn while the barn is under its limit; otherwise its objects go
  * to the caller's lcore sheaves, then to the slabs, and an oversize
- * sheaf is freed. The handle is invalid afterwards.
+ * sheaf is kept for the next oversize borrow. The handle is invalid
+ * afterwards.
  *
  * MT-safe for distinct sheaves.
  * Lcore: as rte_sheaf_prefill_get().
@@ -622,8 +625,7 @@ int rte_sheaf_prefill_refill(struct rte_mempool *mp,
  *     borrowed from mp (returned already, or borrowed from another
  *     pool). A handle carries the sheaf's lend count: a handle returned
  *     already, or kept from an earlier lend of the same sheaf, is
- *     refused until that sheaf has been lent 65536 times since; for an
- *     oversize sheaf, while its memory is not reused.
+ *     refused until that sheaf has been lent 65536 times since.
  *   - -EBUSY: called from a signal handler inside the pool.
  */
 __rte_experimental

@@ -99,6 +99,31 @@ sheaf_lend_note(struct sheaf_pool *sp)
 		__atomic_store_n(&sp->lender, UINT64_MAX, __ATOMIC_RELAXED);
 }
 
+/* In a transaction on barn 0: s off the list at head, counted by nb. */
+static void
+sheaf_lend_unlink(struct sheaf_tx *tx, struct sheaf **head, uint32_t *nb,
+	struct sheaf *s)
+{
+	struct sheaf **pp = head;
+
+	while (*pp != s) {
+		RTE_VERIFY(*pp != NULL);
+		pp = &(*pp)->next;
+	}
+	sheaf_tx_storep(tx, pp, s->next);
+	sheaf_tx_store32(tx, nb, *nb - 1);
+}
+
+/* In a transaction on barn 0: s onto the list at head. */
+static void
+sheaf_lend_link(struct sheaf_tx *tx, struct sheaf **head, uint32_t *nb,
+	struct sheaf *s)
+{
+	sheaf_tx_storep(tx, &s->next, *head);
+	sheaf_tx_storep(tx, head, s);
+	sheaf_tx_store32(tx, nb, *nb + 1);
+}
+
 void
 sheaf_lend_register(struct sheaf_pool *sp, struct sheaf *s)
 {
@@ -107,38 +132,65 @@ sheaf_lend_register(struct sheaf_pool *sp, struct sheaf *s)
 	sheaf_lend_note(sp);
 	RTE_VERIFY(sheaf_barn_begin(&tx, sp, 0, SHEAF_TX_lend_list,
 		false) == 0);
-	sheaf_tx_storep(&tx, &s->next, sp->lent_list);
+	sheaf_lend_link(&tx, &sp->lent_list, &sp->nb_lent_list, s);
 	sheaf_tx_store64(&tx, &s->holder, sheaf_self);
-	sheaf_tx_storep(&tx, &sp->lent_list, s);
-	sheaf_tx_store32(&tx, &sp->nb_lent_list, sp->nb_lent_list + 1);
 	sheaf_tx_end(&tx);
 }
 
-/* In a transaction on barn 0: take s off the list. */
-static void
-sheaf_lend_unlink(struct sheaf_tx *tx, struct sheaf *s)
+struct sheaf *
+sheaf_lend_reuse(struct sheaf_pool *sp, unsigned int n)
 {
-	struct sheaf_pool *sp = tx->sp;
-	struct sheaf **pp = &sp->lent_list;
+	struct sheaf *s, *best = NULL;
+	struct sheaf_tx tx;
 
-	while (*pp != s) {
-		RTE_VERIFY(*pp != NULL);
-		pp = &(*pp)->next;
+	/* Relaxed: a hint; the list is read under the lock. */
+	if (__atomic_load_n(&sp->nb_idle_list, __ATOMIC_RELAXED) == 0)
+		return NULL;
+	sheaf_lend_note(sp);
+	RTE_VERIFY(sheaf_barn_begin(&tx, sp, 0, SHEAF_TX_lend_list,
+		false) == 0);
+	/* The smallest that fits. */
+	for (s = sp->idle_list; s != NULL; s = s->next)
+		if (s->capacity >= n &&
+				(best == NULL || s->capacity < best->capacity))
+			best = s;
+	if (best != NULL) {
+		sheaf_lend_unlink(&tx, &sp->idle_list, &sp->nb_idle_list, best);
+		sheaf_lend_link(&tx, &sp->lent_list, &sp->nb_lent_list, best);
+		sheaf_tx_store64(&tx, &best->holder, sheaf_self);
 	}
-	sheaf_tx_storep(tx, pp, s->next);
-	sheaf_tx_store64(tx, &s->holder, 0);
-	sheaf_tx_store32(tx, &sp->nb_lent_list, sp->nb_lent_list - 1);
+	sheaf_tx_end(&tx);
+	return best;
 }
 
 void
-sheaf_lend_unregister(struct sheaf_pool *sp, struct sheaf *s)
+sheaf_lend_retire(struct sheaf_pool *sp, struct sheaf *s)
 {
 	struct sheaf_tx tx;
 
 	RTE_VERIFY(sheaf_barn_begin(&tx, sp, 0, SHEAF_TX_lend_list,
 		false) == 0);
-	sheaf_lend_unlink(&tx, s);
+	sheaf_lend_unlink(&tx, &sp->lent_list, &sp->nb_lent_list, s);
+	sheaf_tx_store64(&tx, &s->holder, 0);
+	sheaf_lend_link(&tx, &sp->idle_list, &sp->nb_idle_list, s);
 	sheaf_tx_end(&tx);
+}
+
+void
+sheaf_lend_release(struct sheaf_pool *sp)
+{
+	struct sheaf *s, *next;
+
+	for (s = sp->lent_list; s != NULL; s = next) {
+		next = s->next;
+		rte_free(s);
+	}
+	for (s = sp->idle_list; s != NULL; s = next) {
+		next = s->next;
+		rte_free(s);
+	}
+	sp->lent_list = sp->idle_list = NULL;
+	sp->nb_lent_list = sp->nb_idle_list = 0;
 }
 
 /* Dead borrowers' arena sheaves back on barn b, whole. */
@@ -233,9 +285,7 @@ sheaf_lend_recover_list(struct sheaf_pool *sp, struct sheaf_lend_look *l,
 	for (i = 0; i < k; i++) {
 		s = got[i];
 		n += sheaf_barn_transit_flush(sp, s, bad);
-		sheaf_lend_unregister(sp, s);
-		/* A death here leaks an empty sheaf's memory, no object. */
-		rte_free(s);
+		sheaf_lend_retire(sp, s);
 	}
 	*sheaves += k;
 	return n;

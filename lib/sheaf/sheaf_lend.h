@@ -14,9 +14,13 @@
  *   sheaf out of a barn or a slot, and cleared in the one that puts it
  *   back on a barn's stack: the sheaf is in a barn, a slot or its
  *   borrower's hands, never in nobody's.
- * - An oversize sheaf (rte_malloc) is on the pool's list from the
- *   transaction that records its holder to the one that takes it off,
- *   both on barn 0's lock; freed after.
+ * - An oversize sheaf (rte_malloc) is on the pool's list of lent ones
+ *   from the transaction that records its holder to the one that moves
+ *   it, empty, to the list of idle ones (both under barn 0's lock),
+ *   where the next oversize borrow that fits takes it again. Oversize
+ *   sheaves are freed with the pool, never at run time: a death inside
+ *   rte_free() would leave DPDK's heap locked for every process; only
+ *   an oversize borrow that no idle sheaf fits calls rte_malloc().
  * - While lent, a sheaf's objects are objs[0..size): the borrower lowers
  *   size before it hands objects out or gives them back, and raises it
  *   only after objects are in place. A borrower that dies between the
@@ -26,8 +30,8 @@
  *   the dead incarnation to its own, so that a recoverer that dies is
  *   recovered in turn), then puts an arena sheaf back on its barn whole,
  *   and sends an oversize sheaf's objects to the slabs (its size
- *   committed with each depot transaction) before taking it off the
- *   list and freeing it.
+ *   committed with each depot transaction) before moving it to the idle
+ *   list.
  */
 
 #include <stdbool.h>
@@ -60,12 +64,18 @@ sheaf_lend_drop(struct sheaf_tx *tx, struct sheaf *s)
 }
 
 /*
- * Oversize sheaf s, new and empty, onto the pool's list, held by the
- * caller; and off it, empty, before it is freed. Not from a signal
- * handler (they wait for barn 0's lock).
+ * Oversize sheaves, all under barn 0's lock (not from a signal handler):
+ * - reuse: the smallest idle one with room for n objects, moved to the
+ *   lent list, held by the caller; NULL if none fits;
+ * - register: s, new from rte_malloc and empty, onto the lent list, held
+ *   by the caller;
+ * - retire: s, empty, from the lent list to the idle one;
+ * - release: free both lists' sheaves (the pool's end).
  */
+struct sheaf *sheaf_lend_reuse(struct sheaf_pool *sp, unsigned int n);
 void sheaf_lend_register(struct sheaf_pool *sp, struct sheaf *s);
-void sheaf_lend_unregister(struct sheaf_pool *sp, struct sheaf *s);
+void sheaf_lend_retire(struct sheaf_pool *sp, struct sheaf *s);
+void sheaf_lend_release(struct sheaf_pool *sp);
 
 /*
  * Take back the sheaves of dead borrowers: arena sheaves whole onto barn

@@ -16,6 +16,7 @@
 
 #include "sheaf_barn.h"
 #include "sheaf_deferred.h"
+#include "sheaf_lend.h"
 #include "sheaf_pair.h"
 #include "sheaf_pool.h"
 #include "sheaf_proc.h"
@@ -145,6 +146,7 @@ sheaf_pool_release(struct sheaf_pool *sp)
 	sheaf_deferred_release(sp);
 	sheaf_slab_release(sp);
 	sheaf_barn_release(sp);
+	sheaf_lend_release(sp);
 	rte_free(sp->barn);
 	rte_free(sp->depot);
 	rte_free(sp->arena);

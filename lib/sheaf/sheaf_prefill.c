@@ -9,8 +9,9 @@
  * bound (an RX ring rearm) borrows a sheaf holding at least that many
  * objects. Allocating from it touches nothing shared and cannot fail
  * until it is empty. The sheaf is an arena sheaf taken out of
- * circulation, or one from rte_malloc when it must be larger than the
- * pool's capacity (oversize, freed on return) or no arena sheaf is free.
+ * circulation, or an oversize one when it must be larger than the pool's
+ * capacity or no arena sheaf is free: one returned earlier that fits,
+ * else a new one from rte_malloc (kept with the pool after its return).
  *
  * Borrowing takes a sheaf whole where it can: a full sheaf of the home
  * barn, else the caller's own spare or main, an empty barn sheaf taking
@@ -34,8 +35,8 @@
  * not use. A returned sheaf has no live handle; each lend bumps the
  * count, so a handle kept from an earlier lend of the same sheaf is
  * refused; it is taken for a live one only after 65536 lends of that
- * sheaf in between. Oversize sheaves are freed on return and their memory
- * may come back as another one: they count the pool's oversize lends.
+ * sheaf in between. Oversize sheaves live as long as the pool, so their
+ * memory is never another sheaf's.
  */
 
 #include <stdbool.h>
@@ -253,6 +254,12 @@ sheaf_prefill_new(const struct sheaf_prefill_ctx *c, unsigned int n)
 	} else {
 		sheaf_prefill_stat(c, RTE_SHEAF_STAT_PREFILL_OVERSIZE, 1);
 	}
+	s = sheaf_lend_reuse(sp, cap);
+	if (s != NULL)
+		return s;
+	/* Kept for reuse: a power of two serves the sizes near n. */
+	if (n > sp->cfg.capacity)
+		cap = rte_align32pow2(cap);
 	s = rte_zmalloc_socket("sheaf_prefill",
 		sizeof(*s) + (size_t)cap * sizeof(void *), RTE_CACHE_LINE_SIZE,
 		sp->mp->socket_id);
@@ -304,9 +311,7 @@ sheaf_prefill_release(const struct sheaf_prefill_ctx *c, struct sheaf *s)
 	if (bad != 0)
 		sheaf_prefill_stat(c, RTE_SHEAF_STAT_FREE_INVALID, bad);
 	if (s->flags & SHEAF_F_MALLOC) {
-		sheaf_lend_unregister(sp, s);
-		/* A death here leaks an empty sheaf's memory, no object. */
-		rte_free(s);
+		sheaf_lend_retire(sp, s);
 		return;
 	}
 	/* Not inside a transaction (prefill refuses handlers): waits. */
@@ -318,19 +323,14 @@ sheaf_prefill_release(const struct sheaf_prefill_ctx *c, struct sheaf *s)
 }
 
 /*
- * A handle for s, held by the caller; and the handle's end. An arena
- * sheaf counts its own lends; an oversize one, new memory that may be a
- * returned sheaf's, takes the pool's count of oversize lends.
+ * A handle for s, held by the caller; and the handle's end. Each sheaf
+ * counts its own lends (an oversize one's memory is the pool's until the
+ * pool is freed, never another sheaf's).
  */
 static void
 sheaf_prefill_lend(struct sheaf_pool *sp, struct sheaf *s)
 {
-	if (s->flags & SHEAF_F_MALLOC)
-		/* Relaxed: a number, unique enough; it publishes nothing. */
-		s->lend_gen = (uint16_t)__atomic_add_fetch(&sp->lend_seq, 1,
-			__ATOMIC_RELAXED);
-	else
-		s->lend_gen++;
+	s->lend_gen++;
 	s->lent_to = sp;
 }
 

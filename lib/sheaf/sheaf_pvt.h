@@ -71,7 +71,7 @@ extern int sheaf_logtype;
 #define SHEAF_TRANSIT 16
 
 /* struct sheaf flags, fixed at creation. */
-#define SHEAF_F_MALLOC 0x1 /* oversize, from rte_malloc: freed on return */
+#define SHEAF_F_MALLOC 0x1 /* oversize, from rte_malloc: kept with the pool */
 
 /** An array of object pointers, the unit traded between tiers. */
 struct sheaf {
@@ -288,13 +288,16 @@ struct sheaf_pool {
 	uint64_t shared_stat[RTE_SHEAF_STAT_MAX];
 	/*
 	 * Prefill (sheaf_lend.h): oversize sheaves lent, a list under barn
-	 * 0's lock, and how many; the only process that ever borrowed (0:
-	 * none yet, UINT64_MAX: several), a relaxed hint; the next time
-	 * (CLOCK_MONOTONIC ns) reclaim may look for dead borrowers, CAS.
+	 * 0's lock, and how many; those returned, kept for the next oversize
+	 * borrow (a list under the same lock); the only process that ever
+	 * borrowed (0: none yet, UINT64_MAX: several), a relaxed hint; the
+	 * next time (CLOCK_MONOTONIC ns) reclaim may look for dead
+	 * borrowers, CAS.
 	 */
 	struct sheaf *lent_list;
 	uint32_t nb_lent_list;
-	uint32_t lend_seq;          /* oversize lends; relaxed atomic */
+	uint32_t nb_idle_list;
+	struct sheaf *idle_list;
 	uint64_t lender;
 	uint64_t lend_look_after;
 	/*
