@@ -190,11 +190,11 @@ struct rte_sheaf_config {
 	X(REMOTE_TAKE, remote_take, "Objects taken back from idle or dead lcores' sheaves") \
 	X(MEMBARRIER, membarrier, "Events: membarrier() calls to take from idle lcores") \
 	X(TAKEOVER, takeover, "Events: lcore slot taken over from a dead process") \
-	X(RECOVER, recover, "Events: a dead process's transaction on a barn or depot undone") \
+	X(RECOVER, recover, "Events: a dead process's transaction undone, or its borrowed prefill sheaf taken back") \
 	X(LOST, lost, "Objects lost: freed by a signal handler with no room to park them") \
 	X(FREE_INVALID, free_invalid, "Objects refused on free: foreign or double") \
 	X(PREFILL, prefill, "Objects loaded into borrowed sheaves (prefill get and refill)") \
-	X(PREFILL_OVERSIZE, prefill_oversize, "Events: sheaf over the capacity allocated for a prefill") \
+	X(PREFILL_OVERSIZE, prefill_oversize, "Events: prefill above the capacity (an oversize sheaf)") \
 	X(PREFILL_FAIL, prefill_fail, "Events: prefill get or refill short of n, nothing taken") \
 	X(FREE_DEFERRED, free_deferred, "Objects freed deferred, to be reused after a grace period") \
 	X(DEFERRED_STAMP, deferred_stamp, "Events: deferred sheaf stamped with a QSBR token and queued") \
