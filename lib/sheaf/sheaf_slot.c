@@ -119,6 +119,9 @@ sheaf_slot_claim(struct sheaf_pool *sp, struct sheaf_slot *lc)
 
 	if (o == sheaf_self)
 		return true;
+	/* Unnamed (sheaf_proc.h): the shared tiers only. */
+	if (unlikely(sheaf_self == SHEAF_INC_NONE))
+		return false;
 	/* Acquire: a slot given back starts from its last state. */
 	if (o == 0 && __atomic_compare_exchange_n(&lc->owner, &o, sheaf_self,
 			0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
