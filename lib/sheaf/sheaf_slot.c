@@ -132,19 +132,36 @@ sheaf_slot_claim(struct sheaf_pool *sp, struct sheaf_slot *lc)
 	return dead != 0 && sheaf_slot_inherit(sp, lc, dead, 0);
 }
 
-/* Clear v's mark left by dead thief dead, its transactions undone. */
+/*
+ * Clear v's mark left by dead thief dead, its transactions undone. One
+ * clearer at a time: it takes marker from dead to itself first, so that
+ * a second clearer, late, cannot clear the bit of a new thief (who sets
+ * it only after taking marker from 0). A clearer dying before marker is
+ * 0 leaves it naming a dead process again: the next clearer repeats the
+ * steps, each of which may be done twice.
+ */
 static void
 sheaf_slot_clear_dead_mark(struct sheaf_pool *sp, struct sheaf_slot *v,
 	uint64_t dead)
 {
 	if (sheaf_tx_recover_proc(sp, dead) < 0)
 		return;
-	/* The slot is whole again (single stores, transactions undone). */
-	if (__atomic_load_n(&v->marker, __ATOMIC_ACQUIRE) != dead)
+	/*
+	 * Acquire: pairs with the release of marker by whoever stored dead
+	 * (sheaf_slot_mark()'s, or the release below of a clearer before
+	 * us): the slot as the dead left it. The slot is whole again
+	 * (single stores, transactions undone).
+	 */
+	if (!__atomic_compare_exchange_n(&v->marker, &dead, sheaf_self, 0,
+			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return;
+	SHEAF_KILL("mark.clearing");
+	/* Release: pairs with the owner's acquire of gate (sheaf_slot_enter(),
+	 * sheaf_slot_marked_stay()): the slot as the thief left it. */
 	__atomic_fetch_and(&v->gate, ~SHEAF_GATE_MARKED, __ATOMIC_RELEASE);
-	__atomic_compare_exchange_n(&v->marker, &dead, 0, 0,
-		__ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	/* Release: the bit is clear before a new thief can take marker (its
+	 * acquire CAS in sheaf_slot_mark()). */
+	__atomic_store_n(&v->marker, 0, __ATOMIC_RELEASE);
 	SHEAF_LOG(INFO, "pool %s: lcore %u: mark of dead process %u cleared",
 		sp->mp->name, sheaf_slot_id(sp, v), sheaf_proc_pid(dead));
 }
