@@ -1402,6 +1402,12 @@ static const struct {
 	{ "trade_get.store", 3, "recover.undo", 1, "-l1" },
 	{ "trade_get.store", 3, "recover.undo", 1, "--lcores=2@1" },
 	{ "defer_sheaf.commit", 1, "recover.undo", 1, "-l1" },
+	/*
+	 * A dead thief's mark: its clearer dies with marker taken, the
+	 * bit still set; the next clearer finishes (marker names the
+	 * dead clearer).
+	 */
+	{ "take.marked", 1, "mark.clearing", 1, "-l1" },
 	/* A transit entry of a dead process: the next reclaim's. */
 	{ "barn_flush.transit", 1, "transit_recover.lock", 1, "-l1" },
 	{ "barn_flush.transit", 1, "transit_recover.store", 1, "-l1" },

@@ -27,6 +27,12 @@
  *            is an unreaped zombie): it must take the slot over and use
  *            its own sheaves: no call of its own may find the slot busy
  *            (RTE_SHEAF_STAT_REENTRANT unchanged), none may fail.
+ * leader:    churns on its lcore (claiming its slot), then its main
+ *            thread calls pthread_exit() while another thread runs on:
+ *            a zombie leader, a live process. That thread waits for the
+ *            file GO, checks the slot is still the process's and exits.
+ * visitor:   on the lcore id of such a leader: it must not take the
+ *            live process's slot (it churns on the shared tiers).
  * Exit: 0 pass, 1 fail, 77 skip.
  */
 
@@ -228,9 +234,9 @@ stat_of(enum rte_sheaf_stat id)
 	return rte_sheaf_stats_get(pool, &st) == 0 ? st.count[id] : 0;
 }
 
-/* Whether rte_sheaf_dump() shows the caller's lcore slot as its own. */
+/* Whether rte_sheaf_dump() shows lcore's slot as the caller's own. */
 static int
-owns_slot(void)
+owns_lcore_slot(unsigned int lcore)
 {
 	char *buf = NULL, want[64];
 	size_t len = 0;
@@ -243,13 +249,18 @@ owns_slot(void)
 	rte_sheaf_dump(f, pool);
 	fclose(f);
 	snprintf(want, sizeof(want), "lcore %u: owner pid %d (this process)",
-		rte_lcore_id(), getpid());
+		lcore, getpid());
 	found = buf != NULL && strstr(buf, want) != NULL;
 	free(buf);
 	return found;
 }
 
-static int owns_slot(void);
+/* Whether rte_sheaf_dump() shows the caller's lcore slot as its own. */
+static int
+owns_slot(void)
+{
+	return owns_lcore_slot(rte_lcore_id());
+}
 
 /*
  * The secondaries exited or died with objects in their lcores' sheaves:
@@ -315,6 +326,77 @@ run_owner(struct mp_ctl *ctl, double seconds)
 	printf("owner %d owns its lcore %u slot, %" PRIu64 " failed gets\n",
 		getpid(), rte_lcore_id(), stat_of(RTE_SHEAF_STAT_ALLOC_FAIL) -
 		fails);
+	return 0;
+}
+
+struct leader_arg {
+	struct mp_ctl *ctl;
+	const char *go_file;
+	unsigned int lcore;
+};
+
+/*
+ * The thread left when the leader's main thread exited: the process is
+ * alive, its slot must still be its own once the script says go.
+ */
+static void *
+leader_rest(void *arg)
+{
+	struct leader_arg *la = arg;
+	int ret = 0;
+
+	while (access(la->go_file, F_OK) != 0)
+		usleep(10000);
+	if (!owns_lcore_slot(la->lcore)) {
+		printf("FAILED: leader %d lost its lcore %u slot while alive (main thread exited)\n",
+			getpid(), la->lcore);
+		ret = -1;
+		__atomic_fetch_add(&la->ctl->failures, 1, __ATOMIC_RELAXED);
+	} else {
+		printf("leader %d still owns its lcore %u slot\n", getpid(),
+			la->lcore);
+	}
+	__atomic_fetch_add(&la->ctl->secondaries_done, 1, __ATOMIC_RELEASE);
+	fflush(stdout);
+	exit(ret == 0 ? 0 : 1);
+}
+
+/* Claim the lcore's slot, then exit the main thread only. */
+static int
+run_leader(struct mp_ctl *ctl, double seconds, const char *go_file)
+{
+	static struct leader_arg la;
+	pthread_t t;
+
+	if (run_secondary(ctl, seconds) < 0 || !owns_slot()) {
+		printf("FAILED: leader %d does not own its lcore %u slot\n",
+			getpid(), rte_lcore_id());
+		return -1;
+	}
+	la.ctl = ctl;
+	la.go_file = go_file;
+	la.lcore = rte_lcore_id();
+	if (pthread_create(&t, NULL, leader_rest, &la) != 0)
+		return -1;
+	printf("leader %d owns its lcore %u slot; its main thread exits\n",
+		getpid(), la.lcore);
+	fflush(stdout);
+	pthread_exit(NULL);
+}
+
+/* On the lcore id of a live leader: its slot stays the leader's. */
+static int
+run_visitor(struct mp_ctl *ctl, double seconds)
+{
+	if (run_secondary(ctl, seconds) < 0)
+		return -1;
+	if (owns_slot()) {
+		printf("FAILED: visitor %d took the lcore %u slot of a live process\n",
+			getpid(), rte_lcore_id());
+		return -1;
+	}
+	printf("visitor %d left the lcore %u slot to its live owner\n",
+		getpid(), rte_lcore_id());
 	return 0;
 }
 
@@ -411,7 +493,7 @@ main(int argc, char **argv)
 	argc -= ret;
 	argv += ret;
 	if (argc < 2) {
-		printf("usage: %s <EAL args> -- primary GO_FILE | secondary[-kill]|die|owner SECONDS\n",
+		printf("usage: %s <EAL args> -- primary GO_FILE | secondary[-kill]|die|owner|visitor SECONDS | leader SECONDS GO_FILE\n",
 			argv[0]);
 		return 1;
 	}
@@ -442,6 +524,10 @@ main(int argc, char **argv)
 			ret = run_die(ctl, secs);
 		else if (strcmp(argv[1], "owner") == 0)
 			ret = run_owner(ctl, secs);
+		else if (strcmp(argv[1], "leader") == 0 && argc >= 4)
+			ret = run_leader(ctl, secs, argv[3]);
+		else if (strcmp(argv[1], "visitor") == 0)
+			ret = run_visitor(ctl, secs);
 		else
 			ret = run_secondary(ctl, secs);
 		if (ret != 0)

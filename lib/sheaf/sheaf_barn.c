@@ -295,6 +295,14 @@ sheaf_barn_recover_transit_one(struct sheaf_pool *sp, uint32_t b)
 		o = __atomic_load_n(&barn->transit_owner[e], __ATOMIC_RELAXED);
 		if (o == 0 || o == sheaf_self || !sheaf_proc_dead(o))
 			continue;
+		/*
+		 * Its locks settled first: it may have died inside a
+		 * transit_flush transaction whose roll-back rewrites the
+		 * sheaf's size, after we pushed it by that size. -EBUSY (a
+		 * handler): touch nothing of its.
+		 */
+		if (sheaf_tx_recover_proc(sp, o) < 0)
+			return n;
 		if (sheaf_barn_begin(&tx, sp, b, SHEAF_TX_transit_recover, false) < 0)
 			return n;
 		if (barn->transit_owner[e] == o) {

@@ -32,6 +32,7 @@
 	X("take.marked")        /* remote take: slot marked, no fence */ \
 	X("take.fenced")        /* remote take: fenced, slot not served */ \
 	X("take.served")        /* remote take: served, mark still held */ \
+	X("mark.clearing")      /* a dead thief's marker taken, bit set */ \
 	X("inherit.claimed")    /* a dead owner's slot claimed, not set */ \
 	X("heir.served")        /* a dead owner's slot emptied, not freed */ \
 	X("defer.copy")         /* deferred objects copied, count not */ \

@@ -205,6 +205,13 @@ sheaf_pool_alloc(struct rte_mempool *mp)
 	int ret = -ENOMEM;
 
 	sheaf_pool_layout_check();
+	/* Others would take an unnamed process for a dead one. */
+	if (sheaf_self == SHEAF_INC_NONE) {
+		SHEAF_LOG(ERR, "pool %s: this process's start time could not be read from /proc/self/stat: no pool without it",
+			mp->name);
+		ret = -ENOTSUP;
+		goto fail;
+	}
 	sp = rte_zmalloc_socket("sheaf_pool", sizeof(*sp), RTE_CACHE_LINE_SIZE,
 		mp->socket_id);
 	if (sp == NULL)

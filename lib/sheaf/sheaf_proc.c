@@ -26,43 +26,66 @@ uint64_t sheaf_self;
 /* Bits of the incarnation holding the start time; the pid takes 22. */
 #define SHEAF_START_BITS 41
 
+/* What /proc/<pid>/stat tells of a process. */
+struct sheaf_proc_info {
+	char state;           /* field 3: R, S, Z, X, ... */
+	unsigned long threads; /* field 20: threads not yet exited */
+	uint64_t start;       /* field 22: start time, clock ticks */
+};
+
 /*
- * Read the state letter and start time of pid from /proc/<pid>/stat.
- * 0, or -1 when there is no such process.
+ * Read what /proc/<pid>/stat tells of pid. 0; -ESRCH when there is no
+ * such process (any more); another negative errno when the file could
+ * not be read or parsed (too many open files, no /proc, ...): nothing
+ * is known then. Async-signal-safe (open, read, close; no stdio).
  */
 static int
-sheaf_proc_stat(uint32_t pid, char *state, uint64_t *start)
+sheaf_proc_stat(uint32_t pid, struct sheaf_proc_info *info)
 {
-	char path[40], buf[1024], *p;
-	unsigned long long st = 0;
+	char path[40], buf[1024], *p, *end;
+	unsigned long long v;
 	unsigned int field;
 	ssize_t len;
-	int fd;
+	int fd, err;
 
 	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return errno == ENOENT || errno == ESRCH ? -ESRCH :
+			errno != 0 ? -errno : -EIO;
 	len = read(fd, buf, sizeof(buf) - 1);
+	err = errno;
 	close(fd);
-	if (len <= 0)
-		return -1;
+	/* Reaped between open and read: the kernel answers ESRCH. */
+	if (len < 0)
+		return err == ESRCH || err == ENOENT ? -ESRCH :
+			err != 0 ? -err : -EIO;
+	if (len == 0)
+		return -EIO;
 	buf[len] = '\0';
 	/* The command name may hold spaces and ')': skip to the last ')'. */
 	p = strrchr(buf, ')');
 	if (p == NULL || p[1] != ' ')
-		return -1;
+		return -EIO;
 	p += 2;
-	*state = *p;
-	/* Field 3 is the state; the start time is field 22. */
-	for (field = 3; field < 22 && p != NULL; field++) {
+	info->state = *p;
+	/* Field 3 is the state; threads are field 20, the start time 22. */
+	for (field = 3; field < 22; field++) {
 		p = strchr(p, ' ');
-		if (p != NULL)
-			p++;
+		if (p == NULL)
+			return -EIO;
+		p++;
+		if (field + 1 == 20 || field + 1 == 22) {
+			errno = 0;
+			v = strtoull(p, &end, 10);
+			if (end == p || errno != 0)
+				return -EIO;
+			if (field + 1 == 20)
+				info->threads = (unsigned long)v;
+			else
+				info->start = v;
+		}
 	}
-	if (p == NULL || sscanf(p, "%llu", &st) != 1)
-		return -1;
-	*start = st;
 	return 0;
 }
 
@@ -73,37 +96,80 @@ sheaf_proc_make(uint32_t pid, uint64_t start)
 		(pid & ((1u << 22) - 1));
 }
 
+/*
+ * Looks whose /proc read failed for another reason than the process
+ * being gone (process-local): such an incarnation is taken as alive.
+ */
+static uint64_t sheaf_proc_look_failed;
+
+uint64_t
+sheaf_proc_look_failures(void)
+{
+	/* Relaxed: a count. */
+	return __atomic_load_n(&sheaf_proc_look_failed, __ATOMIC_RELAXED);
+}
+
 bool
 sheaf_proc_dead(uint64_t inc)
 {
 	uint32_t pid = sheaf_proc_pid(inc);
-	uint64_t start;
-	char state;
+	struct sheaf_proc_info info;
+	int ret;
 
 	inc &= ~SHEAF_INC_HEIR;
-	if (inc == sheaf_self)
+	/* pid 0: no process to look at (kill(0, 0) is our group). */
+	if (inc == sheaf_self || pid == 0)
 		return false;
 	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
 		return true;
-	if (sheaf_proc_stat(pid, &state, &start) < 0)
+	ret = sheaf_proc_stat(pid, &info);
+	if (ret == -ESRCH)
 		return true;
-	/* Zombie or dead: exited, whatever its parent does. */
-	if (state == 'Z' || state == 'X' || state == 'x')
+	if (ret < 0) {
+		/*
+		 * Nothing known (EMFILE, EACCES, ...): alive. Calling a live
+		 * process dead would take its slot and locks from under it;
+		 * calling a dead one alive only delays recovery to a later
+		 * look. Counted, never logged: this may run in a handler.
+		 */
+		__atomic_fetch_add(&sheaf_proc_look_failed, 1,
+			__ATOMIC_RELAXED);
+		return false;
+	}
+	/* Another process has the pid now. */
+	if (sheaf_proc_make(pid, info.start) != inc)
 		return true;
-	return sheaf_proc_make(pid, start) != inc;
+	/*
+	 * Exited (zombie or dead), whatever its parent does: unless only
+	 * its first thread has (pthread_exit() from main). The leader then
+	 * shows as a zombie while the others run on: alive.
+	 */
+	return (info.state == 'Z' || info.state == 'X' || info.state == 'x') &&
+		info.threads <= 1;
+}
+
+/*
+ * Our incarnation, or SHEAF_INC_NONE when /proc could not tell our start
+ * time: a made-up one would name us wrongly to every other process, which
+ * would call us dead. A failed read is tried again (a transient EMFILE).
+ */
+static uint64_t
+sheaf_proc_whoami(void)
+{
+	uint32_t pid = (uint32_t)getpid();
+	struct sheaf_proc_info info;
+	unsigned int tries;
+
+	for (tries = 0; tries < 3; tries++)
+		if (sheaf_proc_stat(pid, &info) == 0 && info.start != 0)
+			return sheaf_proc_make(pid, info.start);
+	return SHEAF_INC_NONE;
 }
 
 static void
 sheaf_proc_identify(void)
 {
-	uint32_t pid = (uint32_t)getpid();
-	uint64_t start = 0;
-	char state;
-
-	/* Without /proc, a start time of 0: the pid alone names us. */
-	if (sheaf_proc_stat(pid, &state, &start) < 0)
-		start = 0;
-	sheaf_self = sheaf_proc_make(pid, start);
+	sheaf_self = sheaf_proc_whoami();
 }
 
 /* The child of a fork() is another process. */

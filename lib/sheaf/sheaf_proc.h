@@ -17,8 +17,12 @@
  * lock holders and thieves are incarnations, never pids.
  *
  * Liveness. An incarnation is dead when /proc has no such pid, the pid
- * has another start time, or the process is a zombie (it has exited: its
- * memory is gone and it runs no more code, though kill(pid, 0) succeeds).
+ * has another start time, or the process is a zombie with no thread left
+ * (it has exited: its memory is gone and it runs no more code, though
+ * kill(pid, 0) succeeds). A zombie leader whose other threads run on
+ * (main called pthread_exit()) is alive. When /proc cannot be read for
+ * another reason (EMFILE, EACCES, ...), nothing is known: alive, counted
+ * (sheaf_proc_look_failures()); recovery waits for a later look.
  * Processes sharing a pool must share a PID namespace.
  *
  * Thread state (TLS): how deep this thread is in pool calls (a signal
@@ -33,7 +37,11 @@
 
 #include "sheaf_pvt.h"
 
-/* The calling process's incarnation; set at load and after fork(). */
+/*
+ * The calling process's incarnation; set at load and after fork().
+ * SHEAF_INC_NONE when /proc could not tell this process's start time:
+ * such a process creates no pool and claims no slot.
+ */
 extern uint64_t sheaf_self;
 
 /*
@@ -42,6 +50,15 @@ extern uint64_t sheaf_self;
  * bits), so no thread takes the slot for its own meanwhile.
  */
 #define SHEAF_INC_HEIR (UINT64_C(1) << 63)
+
+/*
+ * sheaf_self of a process that could not identify itself: no owner word
+ * holds it (an heir's has a pid), so no slot is entered for it.
+ */
+#define SHEAF_INC_NONE SHEAF_INC_HEIR
+
+/* Looks at other processes' liveness that /proc could not answer. */
+uint64_t sheaf_proc_look_failures(void);
 
 /* The pid an incarnation names. */
 static inline uint32_t

@@ -59,14 +59,20 @@ sheaf_slot_dead_owner(struct sheaf_pool *sp, struct sheaf_slot *v)
 	return sheaf_slot_dead_look(sp, v, SHEAF_RECLAIM_LOOK_NS);
 }
 
-/* The caller's process now owns lc: record what thieves need to know. */
+/*
+ * The caller's process now owns lc: record what thieves need to know.
+ * mb is 0 ("no fence reaches") from the hand-over until this store: a
+ * slot given back is disowned with mb 0, and an heir clears it before it
+ * publishes itself (sheaf_slot_inherit()).
+ */
 static void
 sheaf_slot_claimed_now(struct sheaf_pool *sp, struct sheaf_slot *lc)
 {
 	unsigned int i = sheaf_slot_id(sp, lc);
 
-	/* Relaxed: hints for thieves, who re-check under the handshake. */
-	__atomic_store_n(&lc->mb, sheaf_proc_mb_register(), __ATOMIC_RELAXED);
+	/* Release: pairs with the acquire in sheaf_slot_fence_reaches(). */
+	__atomic_store_n(&lc->mb, sheaf_proc_mb_register(), __ATOMIC_RELEASE);
+	/* Relaxed: a hint of which slots to look at. */
 	__atomic_fetch_or(&sp->claimed[i / 64], UINT64_C(1) << (i % 64),
 		__ATOMIC_RELAXED);
 }
@@ -85,9 +91,21 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 	if (dead != 0 &&
 			sheaf_tx_recover_proc(sp, dead & ~SHEAF_INC_HEIR) < 0)
 		return false;
-	/* Acquire: the slot as the rolled-back transactions left it. */
+	/*
+	 * The dead owner's registration goes before the new owner shows:
+	 * a thief seeing us sees 0 (no fence reaches) until
+	 * sheaf_slot_claimed_now(). A losing heir's store may come after
+	 * the winner's: then the slot is left to asking until given back.
+	 */
+	if (dead != 0)
+		__atomic_store_n(&v->mb, 0, __ATOMIC_RELAXED);
+	/*
+	 * Acquire: the slot as the rolled-back transactions left it.
+	 * Release: pairs with sheaf_slot_fence_reaches()'s acquire of
+	 * owner: mb 0 is seen with us.
+	 */
 	if (!__atomic_compare_exchange_n(&v->owner, &dead, heir, 0,
-			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return false;
 	SHEAF_KILL("inherit.claimed");
 	/* The dead owner may have died inside a call. Owner only now. */
@@ -107,6 +125,9 @@ void
 sheaf_slot_disown(struct sheaf_slot *v)
 {
 	__atomic_store_n(&v->busy, 0, __ATOMIC_RELAXED);
+	/* Relaxed: published by the release below (the next owner starts
+	 * from mb 0 until its sheaf_slot_claimed_now()). */
+	__atomic_store_n(&v->mb, 0, __ATOMIC_RELAXED);
 	/* Release: the next claimer's acquire sees the emptied slot. */
 	__atomic_store_n(&v->owner, 0, __ATOMIC_RELEASE);
 }
@@ -119,6 +140,9 @@ sheaf_slot_claim(struct sheaf_pool *sp, struct sheaf_slot *lc)
 
 	if (o == sheaf_self)
 		return true;
+	/* Unnamed (sheaf_proc.h): the shared tiers only. */
+	if (unlikely(sheaf_self == SHEAF_INC_NONE))
+		return false;
 	/* Acquire: a slot given back starts from its last state. */
 	if (o == 0 && __atomic_compare_exchange_n(&lc->owner, &o, sheaf_self,
 			0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
@@ -129,19 +153,36 @@ sheaf_slot_claim(struct sheaf_pool *sp, struct sheaf_slot *lc)
 	return dead != 0 && sheaf_slot_inherit(sp, lc, dead, 0);
 }
 
-/* Clear v's mark left by dead thief dead, its transactions undone. */
+/*
+ * Clear v's mark left by dead thief dead, its transactions undone. One
+ * clearer at a time: it takes marker from dead to itself first, so that
+ * a second clearer, late, cannot clear the bit of a new thief (who sets
+ * it only after taking marker from 0). A clearer dying before marker is
+ * 0 leaves it naming a dead process again: the next clearer repeats the
+ * steps, each of which may be done twice.
+ */
 static void
 sheaf_slot_clear_dead_mark(struct sheaf_pool *sp, struct sheaf_slot *v,
 	uint64_t dead)
 {
 	if (sheaf_tx_recover_proc(sp, dead) < 0)
 		return;
-	/* The slot is whole again (single stores, transactions undone). */
-	if (__atomic_load_n(&v->marker, __ATOMIC_ACQUIRE) != dead)
+	/*
+	 * Acquire: pairs with the release of marker by whoever stored dead
+	 * (sheaf_slot_mark()'s, or the release below of a clearer before
+	 * us): the slot as the dead left it. The slot is whole again
+	 * (single stores, transactions undone).
+	 */
+	if (!__atomic_compare_exchange_n(&v->marker, &dead, sheaf_self, 0,
+			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return;
+	SHEAF_KILL("mark.clearing");
+	/* Release: pairs with the owner's acquire of gate (sheaf_slot_enter(),
+	 * sheaf_slot_marked_stay()): the slot as the thief left it. */
 	__atomic_fetch_and(&v->gate, ~SHEAF_GATE_MARKED, __ATOMIC_RELEASE);
-	__atomic_compare_exchange_n(&v->marker, &dead, 0, 0,
-		__ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	/* Release: the bit is clear before a new thief can take marker (its
+	 * acquire CAS in sheaf_slot_mark()). */
+	__atomic_store_n(&v->marker, 0, __ATOMIC_RELEASE);
 	SHEAF_LOG(INFO, "pool %s: lcore %u: mark of dead process %u cleared",
 		sp->mp->name, sheaf_slot_id(sp, v), sheaf_proc_pid(dead));
 }
@@ -228,9 +269,15 @@ sheaf_slot_unmark(struct sheaf_slot *v)
 bool
 sheaf_slot_fence_reaches(const struct sheaf_slot *v, bool *global)
 {
-	uint64_t o = __atomic_load_n(&v->owner, __ATOMIC_RELAXED);
-	uint32_t mb = __atomic_load_n(&v->mb, __ATOMIC_RELAXED);
+	/* Acquire: pairs with the release of owner by its claimer (and
+	 * the heir's CAS): mb as it was when owner changed hands, or later. */
+	uint64_t o = __atomic_load_n(&v->owner, __ATOMIC_ACQUIRE);
+	/* Acquire: pairs with the release in sheaf_slot_claimed_now(). */
+	uint32_t mb = __atomic_load_n(&v->mb, __ATOMIC_ACQUIRE);
 
+	/* Changed hands meanwhile: mb may be the next owner's. */
+	if (__atomic_load_n(&v->owner, __ATOMIC_RELAXED) != o)
+		return false;
 	if (o == sheaf_self) {
 		*global = false;
 		return (mb & SHEAF_MB_PRIVATE) != 0;
@@ -245,6 +292,7 @@ sheaf_slot_fence(struct sheaf_pool *sp, bool global)
 	uint64_t now = sheaf_clock_ns();
 	uint64_t after = __atomic_load_n(&sp->membarrier_after,
 		__ATOMIC_RELAXED);
+	uint32_t reg;
 
 	if (now < after)
 		return -EAGAIN;
@@ -254,6 +302,15 @@ sheaf_slot_fence(struct sheaf_pool *sp, bool global)
 			__ATOMIC_RELAXED))
 		return -EAGAIN;
 	if (sheaf_proc_membarrier(global) < 0)
+		return -ENOTSUP;
+	/*
+	 * The global command reaches registered processes only: where ours
+	 * is not, our own marked slots (private registration, else none is
+	 * marked: sheaf_slot_fence_reaches()) need the private one too.
+	 */
+	reg = sheaf_proc_mb_register();
+	if (global && !(reg & SHEAF_MB_GLOBAL) && (reg & SHEAF_MB_PRIVATE) &&
+			sheaf_proc_membarrier(false) < 0)
 		return -ENOTSUP;
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_MEMBARRIER, 1);
 	SHEAF_KILL("take.fenced");

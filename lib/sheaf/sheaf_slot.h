@@ -33,7 +33,8 @@
  *     incarnation): a thief holds the slot; the owner stays off its
  *     sheaves (shared path) until the mark goes. A mark whose thief died
  *     is cleared by whoever finds it, after rolling back the thief's
- *     transactions.
+ *     transactions: one clearer at a time, who first takes marker from
+ *     the dead to itself (sheaf_slot.c).
  *
  * Taking from a live owner (sheaf_slot_mark() + sheaf_slot_fence() +
  * sheaf_slot_quiet()) is an asymmetric Dekker handshake:

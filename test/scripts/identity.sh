@@ -10,7 +10,10 @@
 #     use it: no call may find it busy with the dead one's mark;
 #   - zombie: another secondary dies and is left unreaped by its parent;
 #     the next one on lcore 1 must count the zombie as dead and take the
-#     slot over.
+#     slot over;
+#   - leader exit: the next owner's main thread calls pthread_exit()
+#     while its other threads run: a zombie leader of a live process; a
+#     secondary on lcore 1 then must not take its slot.
 # The primary then gets the whole pool but what the dead held, each
 # object once. (test/sheaf_mp_app.c, modes die and owner.) Secondary
 # processes need hugepage memory: skipped without it.
@@ -114,6 +117,37 @@ kill $zpy 2>/dev/null
 wait $zpy 2>/dev/null
 cat "$zparent.log" >> "$LOG.zdie"
 [ $rc = 0 ] || { finish; fail "the owner after the zombie exited $rc"; }
+
+# Leader exit: the owner of lcore 1's main thread calls pthread_exit(),
+# its other threads run on. Its leader shows as a zombie, yet the
+# process is alive: the next secondary on lcore 1 must leave its slot.
+lgo=$LOG.lgo
+CLEANUP+=("$LOG.leader" "$LOG.visitor" "$lgo")
+rm -f "$lgo"
+"${sec[@]}" leader 0.5 "$lgo" > "$LOG.leader" 2>&1 &
+leader=$!
+lstate() { awk '{ print $3 }' "/proc/$leader/stat" 2>/dev/null; }
+for _ in $(seq 1 100); do
+	[ "$(lstate)" = Z ] && break
+	kill -0 $leader 2>/dev/null || break
+	sleep 0.1
+done
+if [ "$(lstate)" != Z ]; then
+	touch "$lgo"
+	wait $leader
+	rcl=$?
+	finish
+	[ $rcl = 77 ] && skip "the leader could not attach"
+	fail "the leader's main thread did not exit (exit $rcl)"
+fi
+info "pid $leader: zombie leader, $(awk '{ print $20 }' "/proc/$leader/stat") threads"
+"${sec[@]}" visitor 0.5 > "$LOG.visitor" 2>&1
+rc=$?
+touch "$lgo"
+wait $leader
+rcl=$?
+[ $rc = 0 ] || { finish; fail "the visitor next to a live zombie leader exited $rc"; }
+[ $rcl = 0 ] || { finish; fail "the leader exited $rcl"; }
 
 finish
 [ $rcp = 0 ] || fail "primary exited $rcp"
