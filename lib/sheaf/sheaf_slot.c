@@ -310,7 +310,7 @@ sheaf_slot_fence(struct sheaf_pool *sp, bool global)
 	 * is not, our own marked slots (private registration, else none is
 	 * marked: sheaf_slot_fence_reaches()) need the private one too.
 	 */
-	reg = sheaf_proc_mb_register();
+	reg = sheaf_proc_mb_registered();
 	if (global && !(reg & SHEAF_MB_GLOBAL) && (reg & SHEAF_MB_PRIVATE) &&
 			sheaf_proc_membarrier(false) < 0)
 		return -ENOTSUP;
