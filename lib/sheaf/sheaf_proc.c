@@ -228,6 +228,13 @@ sheaf_proc_mb_register(void)
 	return __atomic_load_n(&sheaf_mb_registered, __ATOMIC_ACQUIRE);
 }
 
+uint32_t
+sheaf_proc_mb_registered(void)
+{
+	/* Acquire: pairs with the release in sheaf_proc_mb_register_once(). */
+	return __atomic_load_n(&sheaf_mb_registered, __ATOMIC_ACQUIRE);
+}
+
 int
 sheaf_proc_membarrier(bool global)
 {

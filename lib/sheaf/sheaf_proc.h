@@ -83,6 +83,9 @@ uint64_t sheaf_clock_ns(void);
  */
 uint32_t sheaf_proc_mb_register(void);
 
+/* The registrations made so far (none before sheaf_proc_mb_register()). */
+uint32_t sheaf_proc_mb_registered(void);
+
 /*
  * Run a full memory barrier on every CPU running a thread of this
  * process (global false), or of any registered process (global true).

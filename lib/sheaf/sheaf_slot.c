@@ -221,7 +221,9 @@ sheaf_slot_hold(struct sheaf_pool *sp, struct sheaf_slot **held)
 	*held = NULL;
 	if (lc == NULL || !sheaf_slot_claim(sp, lc))
 		return 0;
-	if (lc->busy != 0)
+	/* Relaxed: our own thread's (a handler's interrupted call) or
+	 * an heir's store, before the slot was ours. */
+	if (__atomic_load_n(&lc->busy, __ATOMIC_RELAXED) != 0)
 		return -EBUSY;
 	if ((sheaf_slot_enter(lc) & SHEAF_GATE_MARKED) &&
 			!sheaf_slot_marked_stay(sp, lc)) {
@@ -308,7 +310,7 @@ sheaf_slot_fence(struct sheaf_pool *sp, bool global)
 	 * is not, our own marked slots (private registration, else none is
 	 * marked: sheaf_slot_fence_reaches()) need the private one too.
 	 */
-	reg = sheaf_proc_mb_register();
+	reg = sheaf_proc_mb_registered();
 	if (global && !(reg & SHEAF_MB_GLOBAL) && (reg & SHEAF_MB_PRIVATE) &&
 			sheaf_proc_membarrier(false) < 0)
 		return -ENOTSUP;
@@ -334,7 +336,7 @@ bool
 sheaf_slot_idle(const struct sheaf_pool *sp, struct sheaf_slot *v,
 	uint64_t now)
 {
-	uint64_t act = sheaf_slot_activity(v);
+	uint64_t act = sheaf_slot_activity(v), seen;
 
 	/* Racy stores by thieves: a torn pair only delays a take. */
 	if (act != __atomic_load_n(&v->seen_activity, __ATOMIC_RELAXED)) {
@@ -342,6 +344,7 @@ sheaf_slot_idle(const struct sheaf_pool *sp, struct sheaf_slot *v,
 		__atomic_store_n(&v->seen_ns, now, __ATOMIC_RELAXED);
 		return false;
 	}
-	return now - __atomic_load_n(&v->seen_ns, __ATOMIC_RELAXED) >=
-		sp->tun.idle_ns;
+	seen = __atomic_load_n(&v->seen_ns, __ATOMIC_RELAXED);
+	/* Another thief's later clock: not idle (now - seen would wrap). */
+	return now >= seen && now - seen >= sp->tun.idle_ns;
 }

@@ -81,7 +81,8 @@ sheaf_slot_fast_ok(const struct sheaf_slot *lc)
 	 */
 	return lc != NULL &&
 		__atomic_load_n(&lc->owner, __ATOMIC_RELAXED) == sheaf_self &&
-		(lc->busy | __atomic_load_n(&lc->gate, __ATOMIC_RELAXED)) == 0;
+		(__atomic_load_n(&lc->busy, __ATOMIC_RELAXED) |
+			__atomic_load_n(&lc->gate, __ATOMIC_RELAXED)) == 0;
 }
 
 /*

@@ -57,10 +57,14 @@ sheaf_tx_rollback(struct sheaf_txlock *lk)
 		const struct sheaf_undo *u = &lk->ent[i];
 
 		SHEAF_KILL("recover.undo");
+		/* Relaxed atomic, as sheaf_tx_store*(): racy readers outside
+		 * the lock see whole values; the unlock's release publishes. */
 		if (u->addr & 1)
-			*(uint32_t *)(u->addr & ~(uintptr_t)1) = (uint32_t)u->old;
+			__atomic_store_n((uint32_t *)(u->addr & ~(uintptr_t)1),
+				(uint32_t)u->old, __ATOMIC_RELAXED);
 		else
-			*(uint64_t *)u->addr = u->old;
+			__atomic_store_n((uint64_t *)u->addr, u->old,
+				__ATOMIC_RELAXED);
 	}
 	/* The structure is whole again before the journal says so. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
