@@ -232,7 +232,7 @@ sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	unsigned int got = 0, t;
 	uint64_t w;
 
-	if (sheaf_table_init(&undo, sp, objs, n) < 0) {
+	if (sheaf_table_init(&undo, sp, objs, n, reentered) < 0) {
 		lc->stat[RTE_SHEAF_STAT_ALLOC_FAIL]++;
 		return -ENOBUFS;
 	}

@@ -96,9 +96,13 @@ struct sheaf_table_undo {
 	void *stack[SHEAF_UNDO_STACK];
 };
 
-/* Room to save n entries: 0, -ENOBUFS (more than the pool) or -ENOMEM. */
+/*
+ * Room to save n entries: 0, -ENOBUFS (more than the pool) or -ENOMEM
+ * (no memory; or more than SHEAF_UNDO_STACK for a re-entered call, which
+ * may not allocate).
+ */
 int sheaf_table_init(struct sheaf_table_undo *u, const struct sheaf_pool *sp,
-	void * const *objs, unsigned int n);
+	void * const *objs, unsigned int n, bool reentered);
 /* Save the t entries at at, in the table, before they are overwritten. */
 static inline void
 sheaf_table_keep(struct sheaf_table_undo *u, void * const *at, unsigned int t)
