@@ -19,6 +19,16 @@
  * Every out-of-line entry of an owner first serves the requests at its
  * slot's gate (drain, stamp): the owner answers for its own sheaves.
  * Calls that cannot use a slot go to the shared path (sheaf_shared.h).
+ *
+ * A re-entered call (sheaf_call_reentered(): a signal handler whose
+ * thread is inside a pool call, or holds a barn or depot lock, while its
+ * slot is free: the thread is on the shared path, in a barrier, a flush)
+ * climbs no rung past the swap: every other rung takes a lock, which its
+ * own thread may hold, and a rung that cannot take it makes no progress.
+ * What main and spare cannot serve goes through the shared path, which
+ * skips the locks the thread holds (sheaf_shared.h); it neither reclaims
+ * nor serves requests (a drain whose lock was refused would be
+ * acknowledged undone).
  */
 
 #include <errno.h>
@@ -114,31 +124,44 @@ sheaf_lcore_refill_main(struct sheaf_pool *sp, struct sheaf_slot *lc)
 	return 0;
 }
 
-/* Make room in a full main, cheapest rung first. */
-static void
-sheaf_lcore_spill_main(struct sheaf_pool *sp, struct sheaf_slot *lc)
+/*
+ * Make room in a full main, cheapest rung first; a re-entered call only
+ * swaps. Returns whether main has room now.
+ */
+static bool
+sheaf_lcore_spill_main(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	bool reentered)
 {
 	unsigned int g, bad = 0;
 
 	if (sheaf_st_size(sheaf_pair_state(lc), SHEAF_SPARE) == 0) {
 		sheaf_pair_swap(lc);
 		lc->stat[RTE_SHEAF_STAT_SWAP]++;
-		return;
+		return true;
 	}
+	if (reentered)
+		return false;
 	g = sheaf_pair_trade(sp, lc, lc->barn, SHEAF_TRADE_PUT);
 	if (g != 0) {
 		lc->stat[RTE_SHEAF_STAT_BARN_PUT] += g;
-		return;
+		return true;
 	}
 	lc->stat[RTE_SHEAF_STAT_BARN_PUT_FAIL]++;
 	lc->stat[RTE_SHEAF_STAT_FLUSH_MAIN] +=
 		sheaf_pair_flush(sp, lc, SHEAF_MAIN, &bad);
 	lc->stat[RTE_SHEAF_STAT_FREE_INVALID] += bad;
+	return sheaf_pair_msize(sheaf_pair_state(lc)) < lc->capacity;
 }
 
-static void
+/*
+ * Put n objects into the slot, spilling main as it fills; what finds no
+ * room there (no rung made progress: a lock refused, a re-entered call
+ * past its spare) goes through the shared path. Returns the objects that
+ * went there.
+ */
+static unsigned int
 sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
-	void * const *objs, unsigned int n)
+	void * const *objs, unsigned int n, bool reentered)
 {
 	unsigned int t;
 	uint64_t w;
@@ -147,13 +170,29 @@ sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		w = sheaf_pair_state(lc);
 		t = RTE_MIN(lc->capacity - sheaf_pair_msize(w), n);
 		if (t == 0) {
-			sheaf_lcore_spill_main(sp, lc);
+			if (!sheaf_lcore_spill_main(sp, lc, reentered))
+				break;
 			continue;
 		}
 		sheaf_pair_push(lc, w, objs, t);
 		objs += t;
 		n -= t;
 	}
+	if (n != 0)
+		sheaf_shared_put(sp, objs, n);
+	return n;
+}
+
+/* The put slow path inside a call's brackets. */
+static void
+sheaf_lcore_put_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	void * const *objs, unsigned int n)
+{
+	unsigned int shared = sheaf_lcore_put_ladder(sp, lc, objs, n,
+		sheaf_call_reentered());
+
+	/* The shared path counted its own. */
+	lc->stat[RTE_SHEAF_STAT_FREE_SLOW] += n - shared;
 }
 
 void
@@ -161,22 +200,39 @@ sheaf_lcore_put_slow(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void * const *objs, unsigned int n)
 {
 	sheaf_call_enter();
-	sheaf_lcore_put_ladder(sp, lc, objs, n);
-	lc->stat[RTE_SHEAF_STAT_FREE_SLOW] += n;
+	sheaf_lcore_put_in(sp, lc, objs, n);
 	sheaf_call_leave(sp);
 }
 
-/* The get ladder, all or nothing. */
+/*
+ * Objects into main for a get: a non-empty spare, and for a call that is
+ * not re-entered the rest of the ladder. Returns 0 when none came.
+ */
+static unsigned int
+sheaf_lcore_get_refill(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	bool reentered)
+{
+	if (!reentered)
+		return sheaf_lcore_refill_main(sp, lc);
+	if (sheaf_st_size(sheaf_pair_state(lc), SHEAF_SPARE) == 0)
+		return 0;
+	sheaf_pair_swap(lc);
+	lc->stat[RTE_SHEAF_STAT_SWAP]++;
+	return sheaf_pair_msize(sheaf_pair_state(lc));
+}
+
+/* The get ladder, all or nothing, inside a call's brackets. */
 static int
-sheaf_lcore_get_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
+sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void **objs, unsigned int n)
 {
+	bool reentered = sheaf_call_reentered();
 	struct sheaf_table_undo undo;
-	bool reclaimed = false;
+	bool reclaimed = reentered;
 	unsigned int got = 0, t;
 	uint64_t w;
 
-	if (sheaf_table_init(&undo, sp, objs, n) < 0) {
+	if (sheaf_table_init(&undo, sp, objs, n, reentered) < 0) {
 		lc->stat[RTE_SHEAF_STAT_ALLOC_FAIL]++;
 		return -ENOBUFS;
 	}
@@ -189,22 +245,30 @@ sheaf_lcore_get_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
 				sheaf_pair_pop(lc, w, objs + got, t);
 			}
 			got += t;
-			if (got == n) {
-				sheaf_table_done(&undo);
-				lc->stat[RTE_SHEAF_STAT_ALLOC_SLOW] += n;
-				return 0;
-			}
-		} while (sheaf_lcore_refill_main(sp, lc) != 0);
+			if (got == n)
+				goto done;
+		} while (sheaf_lcore_get_refill(sp, lc, reentered) != 0);
+		/* A handler does not reclaim: the shared tiers it may lock. */
 		if (reclaimed || !sheaf_reclaim(sp, lc, n - got))
 			break;
 		reclaimed = true;
 	}
+	if (reentered) {
+		got += sheaf_shared_take(sp, sheaf_home_node(sp), objs + got,
+			n - got, &undo);
+		if (got == n)
+			goto done;
+	}
 	/* All or nothing: what was taken goes back, the table is restored. */
-	sheaf_lcore_put_ladder(sp, lc, objs, got);
+	sheaf_lcore_put_ladder(sp, lc, objs, got, reentered);
 	sheaf_table_restore(&undo, objs, got);
 	sheaf_table_done(&undo);
 	lc->stat[RTE_SHEAF_STAT_ALLOC_FAIL]++;
 	return -ENOBUFS;
+done:
+	sheaf_table_done(&undo);
+	lc->stat[RTE_SHEAF_STAT_ALLOC_SLOW] += n;
+	return 0;
 }
 
 int
@@ -214,22 +278,26 @@ sheaf_lcore_get_slow(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	int ret;
 
 	sheaf_call_enter();
-	ret = sheaf_lcore_get_ladder(sp, lc, objs, n);
+	ret = sheaf_lcore_get_in(sp, lc, objs, n);
 	sheaf_call_leave(sp);
 	return ret;
 }
 
-/* A get or put on a slot held out of line: its requests, then as fast. */
+/*
+ * A get or put on a slot held out of line, inside the route's brackets:
+ * its requests (not from a handler: see the top), then as fast.
+ */
 static int
 sheaf_lcore_get_held(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void **objs, unsigned int n)
 {
 	uint64_t w;
 
-	sheaf_lcore_serve(sp, lc);
+	if (!sheaf_call_reentered())
+		sheaf_lcore_serve(sp, lc);
 	w = sheaf_pair_state(lc);
 	if (n > sheaf_pair_msize(w))
-		return sheaf_lcore_get_slow(sp, lc, objs, n);
+		return sheaf_lcore_get_in(sp, lc, objs, n);
 	sheaf_pair_pop(lc, w, objs, n);
 	lc->stat[RTE_SHEAF_STAT_ALLOC_FAST] += n;
 	return 0;
@@ -241,10 +309,11 @@ sheaf_lcore_put_held(struct sheaf_pool *sp, struct sheaf_slot *lc,
 {
 	uint64_t w;
 
-	sheaf_lcore_serve(sp, lc);
+	if (!sheaf_call_reentered())
+		sheaf_lcore_serve(sp, lc);
 	w = sheaf_pair_state(lc);
 	if (n > lc->capacity - sheaf_pair_msize(w)) {
-		sheaf_lcore_put_slow(sp, lc, objs, n);
+		sheaf_lcore_put_in(sp, lc, objs, n);
 		return;
 	}
 	sheaf_pair_push(lc, w, objs, n);
@@ -255,7 +324,6 @@ sheaf_lcore_put_held(struct sheaf_pool *sp, struct sheaf_slot *lc,
 static int
 sheaf_lcore_get_route(struct sheaf_pool *sp, void **objs, unsigned int n)
 {
-	struct sheaf_thread *t = sheaf_thread_self();
 	struct sheaf_slot *lc;
 	int ret;
 
@@ -266,7 +334,7 @@ sheaf_lcore_get_route(struct sheaf_pool *sp, void **objs, unsigned int n)
 		sheaf_slot_leave(lc);
 	} else {
 		ret = sheaf_shared_get(sp, objs, n, ret == -EBUSY ||
-			t->depth > 1 || t->nb_held != 0);
+			sheaf_call_reentered());
 	}
 	sheaf_call_leave(sp);
 	return ret;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,15 +196,23 @@ sheaf_clock_ns(void)
 }
 
 /*
- * Registered membarrier() commands of this process; process-local.
- * Written once under the once-only registration, read racily after: a
- * reader seeing 0 only skips a remote take.
+ * Registered membarrier() commands of this process; process-local. 0
+ * until a thread takes the registration (SHEAF_MB_BUSY, by
+ * compare-and-swap), then SHEAF_MB_DONE with the SHEAF_MB_* that
+ * succeeded. No pthread_once(): a signal handler whose thread is inside
+ * the registration would wait for itself; it gets 0 instead (a slot
+ * recording no registration is only skipped by thieves, and served by
+ * its requests).
  */
-static uint32_t sheaf_mb_registered;
-static pthread_once_t sheaf_mb_once = PTHREAD_ONCE_INIT;
+#define SHEAF_MB_BUSY 0x40000000u
+#define SHEAF_MB_DONE 0x80000000u
+static uint32_t sheaf_mb_state;
 
-static void
-sheaf_proc_mb_register_once(void)
+/* Spins for a registration another thread has under way: syscalls. */
+#define SHEAF_MB_WAIT_SPINS 100000
+
+static uint32_t
+sheaf_proc_mb_do_register(void)
 {
 	uint32_t r = 0;
 
@@ -213,19 +222,43 @@ sheaf_proc_mb_register_once(void)
 	if (syscall(__NR_membarrier,
 			MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0)
 		r |= SHEAF_MB_GLOBAL;
-	/* Release: pairs with the acquire in sheaf_proc_membarrier(). */
-	__atomic_store_n(&sheaf_mb_registered, r, __ATOMIC_RELEASE);
+	/* Release: pairs with the acquires in sheaf_proc_mb_register() and
+	 * sheaf_proc_membarrier(). */
+	__atomic_store_n(&sheaf_mb_state, SHEAF_MB_DONE | r, __ATOMIC_RELEASE);
 	if (r != (SHEAF_MB_PRIVATE | SHEAF_MB_GLOBAL))
 		SHEAF_LOG(INFO, "membarrier() registration: private %s, global %s: idle lcores' objects are taken back only where registered",
 			(r & SHEAF_MB_PRIVATE) ? "yes" : "no",
 			(r & SHEAF_MB_GLOBAL) ? "yes" : "no");
+	return r;
 }
 
 uint32_t
 sheaf_proc_mb_register(void)
 {
-	pthread_once(&sheaf_mb_once, sheaf_proc_mb_register_once);
-	return __atomic_load_n(&sheaf_mb_registered, __ATOMIC_ACQUIRE);
+	const struct sheaf_thread *t = sheaf_thread_self();
+	uint32_t s, spins = 0;
+
+	for (;;) {
+		/* Acquire: pairs with the release in sheaf_proc_mb_do_register(). */
+		s = __atomic_load_n(&sheaf_mb_state, __ATOMIC_ACQUIRE);
+		if (s & SHEAF_MB_DONE)
+			return s & ~SHEAF_MB_DONE;
+		/*
+		 * A re-entered call (a signal handler inside a call, or
+		 * holding a lock) neither registers (it would log) nor waits
+		 * (the registration may be its own thread's).
+		 */
+		if (t->depth > 1 || t->nb_held != 0)
+			return 0;
+		if (s == 0 && __atomic_compare_exchange_n(&sheaf_mb_state, &s,
+				SHEAF_MB_BUSY, 0, __ATOMIC_RELAXED,
+				__ATOMIC_RELAXED))
+			return sheaf_proc_mb_do_register();
+		/* Another thread registers: two syscalls; bounded anyway. */
+		if (++spins == SHEAF_MB_WAIT_SPINS)
+			return 0;
+		sched_yield();
+	}
 }
 
 uint32_t
@@ -238,7 +271,8 @@ sheaf_proc_mb_registered(void)
 int
 sheaf_proc_membarrier(bool global)
 {
-	uint32_t r = __atomic_load_n(&sheaf_mb_registered, __ATOMIC_ACQUIRE);
+	/* Acquire: pairs with the release in sheaf_proc_mb_do_register(). */
+	uint32_t r = __atomic_load_n(&sheaf_mb_state, __ATOMIC_ACQUIRE);
 
 	/* The global command needs the targets registered, not us. */
 	if (!global && !(r & SHEAF_MB_PRIVATE))

@@ -79,7 +79,9 @@ uint64_t sheaf_clock_ns(void);
 /*
  * membarrier(): register this process for the private and the global
  * expedited commands, once (the first pool it creates or uses). Returns
- * the SHEAF_MB_* registrations that succeeded.
+ * the SHEAF_MB_* registrations that succeeded; 0 to a re-entered call
+ * (a signal handler inside a call, or holding a lock) while the process
+ * is not registered yet: it neither registers nor waits. Signal-safe.
  */
 uint32_t sheaf_proc_mb_register(void);
 
@@ -107,6 +109,12 @@ struct sheaf_thread {
 	uint32_t nb_stash;              /* objects in stash */
 	struct sheaf_pool *stash_pool;  /* pool the stash belongs to */
 	void *stash[SHEAF_STASH_OBJS];
+	/*
+	 * Objects a re-entered call counted lost (RTE_SHEAF_STAT_LOST),
+	 * to be logged by the outermost call (a handler may not log);
+	 * atomic read-modify-writes against this thread's handlers.
+	 */
+	uint32_t lost_unlogged;
 	/* Populate in progress on this thread (sheaf_slab.c). */
 	struct sheaf_pool *populating;
 };

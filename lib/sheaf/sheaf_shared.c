@@ -19,16 +19,21 @@
 
 int
 sheaf_table_init(struct sheaf_table_undo *u, const struct sheaf_pool *sp,
-	void * const *objs, unsigned int n)
+	void * const *objs, unsigned int n, bool reentered)
 {
 	u->table = objs;
+	u->saved = u->stack;
 	/* More than the pool holds can never succeed (a caller's negative
 	 * count, say): fail before touching anything.
 	 */
 	if (unlikely(n > sp->mp->size))
 		return -ENOBUFS;
-	u->saved = n <= SHEAF_UNDO_STACK ? u->stack :
-		malloc(n * sizeof(void *));
+	if (n <= SHEAF_UNDO_STACK)
+		return 0;
+	/* malloc() is not async-signal-safe: a handler's large get fails. */
+	if (reentered)
+		return -ENOMEM;
+	u->saved = malloc(n * sizeof(void *));
 	return u->saved != NULL ? 0 : -ENOMEM;
 }
 
@@ -153,9 +158,9 @@ sheaf_shared_park(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 	}
 	k = sheaf_shared_stash(t, sp, objs, n);
 	if (n > k) {
-		SHEAF_LOG(CRIT, "pool %s: %u objects freed by a signal handler lost: no room while its thread holds the pool's lock",
-			sp->mp->name, n - k);
+		/* Counted now, logged by the outermost call (no log here). */
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_LOST, n - k);
+		__atomic_fetch_add(&t->lost_unlogged, n - k, __ATOMIC_RELAXED);
 	}
 	return n - k;
 }
@@ -212,6 +217,21 @@ sheaf_shared_unstash(struct sheaf_thread *t, struct sheaf_pool *sp)
 	}
 }
 
+/* Log what re-entered calls of this thread lost: the outermost only. */
+static void
+sheaf_shared_log_lost(struct sheaf_thread *t)
+{
+	uint32_t n;
+
+	if (t->depth != 1 || t->nb_held != 0)
+		return;
+	/* Relaxed: this thread's own counter, against its handlers. */
+	n = __atomic_exchange_n(&t->lost_unlogged, 0, __ATOMIC_RELAXED);
+	if (n != 0)
+		SHEAF_LOG(CRIT, "%u objects freed by signal handlers lost: no room while their thread held a pool's lock (RTE_SHEAF_STAT_LOST)",
+			n);
+}
+
 void
 sheaf_call_leave(struct sheaf_pool *sp)
 {
@@ -219,6 +239,8 @@ sheaf_call_leave(struct sheaf_pool *sp)
 
 	if (unlikely(t->nb_stash != 0))
 		sheaf_shared_unstash(t, sp);
+	if (unlikely(t->lost_unlogged != 0))
+		sheaf_shared_log_lost(t);
 	t->depth--;
 }
 
@@ -230,7 +252,7 @@ sheaf_shared_get(struct sheaf_pool *sp, void **objs, unsigned int n,
 	struct sheaf_table_undo undo;
 	unsigned int got;
 
-	if (sheaf_table_init(&undo, sp, objs, n) < 0) {
+	if (sheaf_table_init(&undo, sp, objs, n, reentered) < 0) {
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
 		return -ENOBUFS;
 	}

@@ -69,6 +69,20 @@ sheaf_call_enter(void)
 void sheaf_call_leave(struct sheaf_pool *sp);
 
 /*
+ * Inside a call's brackets: whether the call re-entered the pool on a
+ * thread already inside a call, or holding a barn or depot lock (a
+ * signal handler). Such a call must not wait for a lock, allocate, log
+ * or reclaim (async-signal safety, and its thread's locks).
+ */
+static inline bool
+sheaf_call_reentered(void)
+{
+	const struct sheaf_thread *t = sheaf_thread_self();
+
+	return t->depth > 1 || t->nb_held != 0;
+}
+
+/*
  * A failed get must leave the caller's table as it was: DPDK's cache
  * refill dequeues into its own object array and, on failure, keeps using
  * the entries there. Slow paths copy objects out as they find them, so
@@ -82,9 +96,13 @@ struct sheaf_table_undo {
 	void *stack[SHEAF_UNDO_STACK];
 };
 
-/* Room to save n entries: 0, -ENOBUFS (more than the pool) or -ENOMEM. */
+/*
+ * Room to save n entries: 0, -ENOBUFS (more than the pool) or -ENOMEM
+ * (no memory; or more than SHEAF_UNDO_STACK for a re-entered call, which
+ * may not allocate).
+ */
 int sheaf_table_init(struct sheaf_table_undo *u, const struct sheaf_pool *sp,
-	void * const *objs, unsigned int n);
+	void * const *objs, unsigned int n, bool reentered);
 /* Save the t entries at at, in the table, before they are overwritten. */
 static inline void
 sheaf_table_keep(struct sheaf_table_undo *u, void * const *at, unsigned int t)

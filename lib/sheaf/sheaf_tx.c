@@ -151,6 +151,7 @@ sheaf_tx_begin(struct sheaf_tx *tx, struct sheaf_pool *sp,
 	struct sheaf_txlock *lk, enum sheaf_tx_kind kind, bool try)
 {
 	struct sheaf_thread *t = sheaf_thread_self();
+	uint32_t n;
 	int ret;
 
 	if (t->nb_held != 0) {
@@ -160,11 +161,22 @@ sheaf_tx_begin(struct sheaf_tx *tx, struct sheaf_pool *sp,
 	}
 	/*
 	 * Recorded before it is taken: a signal handler arriving meanwhile
-	 * must already count it as its thread's, and stay off it.
+	 * must already count it as its thread's, and stay off it. A handler
+	 * arriving between the first store and the count's increment sees
+	 * entry n free and records its own lock there (it ends before we go
+	 * on, the count back at n): so entry n is stored again once counted,
+	 * after which a handler uses the entries above. Until then a handler
+	 * may see a stale entry n: a lock this thread does not hold, which
+	 * it then refuses too (harmless), while lk is not taken yet (it only
+	 * tries it: its thread holds a lock). When sheaf_tx_lock() takes lk,
+	 * entry n is lk.
 	 */
-	t->held[t->nb_held] = lk;
+	n = t->nb_held;
+	t->held[n] = lk;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->nb_held++;
+	t->nb_held = n + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->held[n] = lk;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ret = sheaf_tx_lock(sp, lk, try);
 	if (ret < 0) {

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The sheaf authors
+ */
+
+/*
+ * A signal handler's view, made exact: the test thread takes a barn or
+ * depot lock itself (the library's internals are linked in) and calls
+ * the pool while it holds it, as a handler does when it interrupts its
+ * thread inside a transaction whose call left the thread's slot free (the
+ * shared path, a deferred barrier, a flush). The pool sees such a call as
+ * re-entered: it must neither wait on that lock nor loop on it, keep
+ * every object, and use nothing that is not async-signal-safe. A hang
+ * fails the run: alarm() ends it.
+ */
+
+#include <signal.h>
+#include <unistd.h>
+
+#include "sheaf_test.h"
+
+#include "sheaf_pvt.h"
+#include "sheaf_barn.h"
+#include "sheaf_pair.h"
+#include "sheaf_shared.h"
+#include "sheaf_slab.h"
+#include "sheaf_tx.h"
+
+#define POOL_N 4096
+#define POOL_ELT 64
+#define CAPACITY 32
+#define HANG_S 5
+
+static struct rte_mempool *pool;
+static struct sheaf_test_objs table;
+static void *objs[POOL_N];
+static unsigned int nb_objs;
+
+static void
+on_hang(int sig __rte_unused)
+{
+	static const char m[] =
+		"    FAILED: a call made while the thread holds a lock did not return\n";
+
+	if (write(STDOUT_FILENO, m, sizeof(m) - 1) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+static int
+setup(void)
+{
+	static const struct rte_sheaf_config cfg = {
+		.capacity = CAPACITY, .barn_max_full = 1, .barn_max_empty = 4,
+	};
+
+	pool = rte_sheaf_pool_create("handler", POOL_N, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	SHEAF_TEST_CHECK(sheaf_test_objs_build(pool, &table));
+	signal(SIGALRM, on_hang);
+	nb_objs = 0;
+	return TEST_SUCCESS;
+}
+
+static void
+teardown(void)
+{
+	alarm(0);
+	if (nb_objs != 0)
+		rte_mempool_put_bulk(pool, objs, nb_objs);
+	nb_objs = 0;
+	sheaf_test_objs_free(&table);
+	rte_mempool_free(pool);
+	pool = NULL;
+}
+
+static struct sheaf_slot *
+my_slot(void)
+{
+	return &sheaf_pool_of(pool)->slot[rte_lcore_id()];
+}
+
+/* Everything back, then the pool whole, nothing counted lost. */
+static int
+check_whole(void)
+{
+	struct rte_sheaf_stats st;
+
+	rte_mempool_put_bulk(pool, objs, nb_objs);
+	nb_objs = 0;
+	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, 0));
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_LOST], 0, "lost");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_FREE_INVALID], 0,
+		"invalid frees");
+	return TEST_SUCCESS;
+}
+
+/*
+ * The lcore's main sheaf full, its spare not empty, the home barn at its
+ * full limit: a put must spill main, and every rung past the swap needs
+ * a lock (the barn's full limit, then the depot).
+ */
+static int
+fill_slot(void)
+{
+	struct sheaf_slot *lc = my_slot();
+	unsigned int room;
+	uint64_t w;
+
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, objs, 200),
+		"get 200");
+	nb_objs = 200;
+	for (int i = 0; i < 4; i++) {
+		nb_objs -= CAPACITY;
+		rte_mempool_put_bulk(pool, objs + nb_objs, CAPACITY);
+	}
+	w = __atomic_load_n(&lc->state, __ATOMIC_RELAXED);
+	room = CAPACITY - sheaf_st_size(w, SHEAF_MAIN);
+	nb_objs -= room;
+	rte_mempool_put_bulk(pool, objs + nb_objs, room);
+	w = __atomic_load_n(&lc->state, __ATOMIC_RELAXED);
+	SHEAF_TEST_ASSERT_INT(sheaf_st_size(w, SHEAF_MAIN), CAPACITY,
+		"main size");
+	RTE_TEST_ASSERT(sheaf_st_size(w, SHEAF_SPARE) != 0, "spare empty");
+	RTE_TEST_ASSERT(sheaf_pool_of(pool)->barn[0].nb_full >= 1,
+		"barn below its full limit");
+	return TEST_SUCCESS;
+}
+
+/* A put that must spill main while the thread holds depot or barn 0. */
+static int
+put_spill_holding(bool depot)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	struct sheaf_tx tx;
+
+	SHEAF_TEST_CHECK(fill_slot());
+	RTE_TEST_ASSERT_SUCCESS(depot ?
+		sheaf_depot_begin(&tx, sp, 0, SHEAF_TX_shared_give, false) :
+		sheaf_barn_begin(&tx, sp, 0, SHEAF_TX_shared_give, false),
+		"begin");
+	alarm(HANG_S);
+	nb_objs -= 8;
+	rte_mempool_put_bulk(pool, objs + nb_objs, 8);
+	alarm(0);
+	sheaf_tx_end(&tx);
+	return check_whole();
+}
+
+static int
+test_put_spill_holding_depot(void)
+{
+	return put_spill_holding(true);
+}
+
+static int
+test_put_spill_holding_barn(void)
+{
+	return put_spill_holding(false);
+}
+
+/*
+ * A get beyond main and spare while the thread holds depot 0: served by
+ * the barn (the shared path skips the depot), each object once.
+ */
+static int
+test_get_beyond_pair_holding_depot(void)
+{
+	struct sheaf_slot *lc = my_slot();
+	unsigned int n;
+	struct sheaf_tx tx;
+	uint64_t w;
+	int ret;
+
+	SHEAF_TEST_CHECK(fill_slot());
+	w = __atomic_load_n(&lc->state, __ATOMIC_RELAXED);
+	n = sheaf_st_size(w, SHEAF_MAIN) + sheaf_st_size(w, SHEAF_SPARE) + 4;
+	RTE_TEST_ASSERT_SUCCESS(sheaf_depot_begin(&tx, sheaf_pool_of(pool),
+		0, SHEAF_TX_shared_give, false), "depot begin");
+	alarm(HANG_S);
+	ret = rte_mempool_get_bulk(pool, objs + nb_objs, n);
+	alarm(0);
+	sheaf_tx_end(&tx);
+	SHEAF_TEST_ASSERT_INT(ret, 0, "get beyond the pair");
+	nb_objs += n;
+	SHEAF_TEST_CHECK(sheaf_test_objs_check(&table, objs, nb_objs));
+	return check_whole();
+}
+
+/*
+ * A get larger than the undo kept on the stack, while the thread holds a
+ * lock: refused (no malloc in a handler), the table as it was.
+ */
+static int
+test_get_large_holding_depot(void)
+{
+	static void *big[SHEAF_UNDO_STACK + 1];
+	struct sheaf_tx tx;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < RTE_DIM(big); i++)
+		big[i] = (void *)(uintptr_t)(i + 1);
+	RTE_TEST_ASSERT_SUCCESS(sheaf_depot_begin(&tx, sheaf_pool_of(pool),
+		0, SHEAF_TX_shared_give, false), "depot begin");
+	alarm(HANG_S);
+	ret = rte_mempool_get_bulk(pool, big, RTE_DIM(big));
+	alarm(0);
+	sheaf_tx_end(&tx);
+	if (ret == 0) {
+		rte_mempool_put_bulk(pool, big, RTE_DIM(big));
+		RTE_TEST_ASSERT(false, "a get of %u served from a handler",
+			(unsigned int)RTE_DIM(big));
+	}
+	for (i = 0; i < RTE_DIM(big); i++)
+		RTE_TEST_ASSERT(big[i] == (void *)(uintptr_t)(i + 1),
+			"table entry %u changed", i);
+	return check_whole();
+}
+
+static const struct sheaf_test_case cases[] = {
+	SHEAF_TEST_CASE_ST(setup, teardown, test_put_spill_holding_depot),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_put_spill_holding_barn),
+	SHEAF_TEST_CASE_ST(setup, teardown,
+		test_get_beyond_pair_holding_depot),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_get_large_holding_depot),
+	SHEAF_TEST_CASES_END
+};
+
+static const struct sheaf_test_suite suite = {
+	.name = "sheaf_handler",
+	.min_lcores = 1,
+	.cases = cases,
+};
+
+int
+main(int argc, char **argv)
+{
+	return sheaf_test_main(argc, argv, &suite);
+}
