@@ -320,6 +320,7 @@ struct shared_arg {
 	unsigned int n;
 	int ret;
 	unsigned int lcore;
+	bool bulk;         /* one call for all n */
 };
 
 static void *
@@ -330,6 +331,10 @@ shared_thread(void *p)
 
 	a->lcore = rte_lcore_id();
 	a->ret = 0;
+	if (a->bulk) {
+		a->ret = rte_sheaf_free_deferred_bulk(pool, a->objs, a->n);
+		return NULL;
+	}
 	for (i = 0; i < a->n && a->ret == 0; i++)
 		a->ret = rte_sheaf_free_deferred(pool, a->objs[i]);
 	return NULL;
@@ -355,6 +360,7 @@ test_liveness(void)
 	/* A thread without an lcore id frees some: the shared path. */
 	a.objs = objs + worker_nb;
 	a.n = SHARED_N;
+	a.bulk = false;
 	RTE_TEST_ASSERT_SUCCESS(pthread_create(&t, NULL, shared_thread, &a),
 		"pthread_create: failed");
 	pthread_join(t, NULL);
@@ -381,6 +387,52 @@ test_liveness(void)
 		POOL_N, "free_deferred");
 	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_DEFERRED_RECLAIM),
 		POOL_N, "deferred_reclaim");
+	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, 0));
+	return TEST_SUCCESS;
+}
+
+/*
+ * A thread without an lcore id frees, in one call, more sheaves' worth of
+ * objects than one transaction's journal holds stores for (about 110
+ * sheaves): the shared sheaf is stamped sheaf by sheaf, each in its own
+ * transaction (one transaction for all of them overflowed the journal:
+ * a panic).
+ */
+#define MANY_N 4095
+#define MANY_CAP 8
+#define MANY_FREED 2000
+
+static int
+test_shared_many(void)
+{
+	struct rte_sheaf_config cfg = { .capacity = MANY_CAP };
+	struct shared_arg a;
+	void **many;
+	pthread_t t;
+
+	pool = rcu_pool("dfr_many", MANY_N, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	many = calloc(MANY_FREED, sizeof(*many));
+	RTE_TEST_ASSERT_NOT_NULL(many, "out of memory");
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, many, MANY_FREED),
+		"get: failed");
+	a.objs = many;
+	a.n = MANY_FREED;
+	a.bulk = true;
+	RTE_TEST_ASSERT_SUCCESS(pthread_create(&t, NULL, shared_thread, &a),
+		"pthread_create: failed");
+	pthread_join(t, NULL);
+	free(many);
+	SHEAF_TEST_ASSERT_INT(a.lcore, LCORE_ID_ANY, "thread lcore id");
+	SHEAF_TEST_ASSERT_INT(a.ret, 0, "free deferred bulk, no lcore id");
+	SHEAF_TEST_ASSERT_INT(in_deferred(pool), MANY_FREED, "in_deferred");
+	RTE_TEST_ASSERT(stat_of(pool, RTE_SHEAF_STAT_DEFERRED_STAMP) >=
+		MANY_FREED / MANY_CAP / 2, "deferred_stamp: got %" PRIu64,
+		stat_of(pool, RTE_SHEAF_STAT_DEFERRED_STAMP));
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_deferred_barrier(pool), 0, "barrier");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), MANY_N,
+		"avail after barrier");
 	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, 0));
 	return TEST_SUCCESS;
 }
@@ -687,6 +739,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_bad_input),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_safety),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_liveness),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_shared_many),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_fallback),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_flush_and_free),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_stress),

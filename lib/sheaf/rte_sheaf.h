@@ -800,7 +800,10 @@ int rte_sheaf_rcu_attach(struct rte_mempool *mp, struct rte_rcu_qsbr *v);
  *     only once its grace period is over.
  *   - -ENOTSUP: no QSBR variable is attached to mp.
  *   - -EAGAIN: from a signal handler inside the pool, the shared
- *     deferred sheaf was out of reach or out of room; nothing freed.
+ *     deferred sheaf was out of reach or out of room, or the objects
+ *     would fill more sheaves than one step can stamp (about a hundred:
+ *     free them in smaller bulks); nothing freed. Not logged: a handler
+ *     does not log.
  */
 __rte_experimental
 int rte_sheaf_free_deferred(struct rte_mempool *mp, void *obj);

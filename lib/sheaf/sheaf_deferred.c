@@ -254,9 +254,42 @@ sheaf_rcu_free_slot(struct sheaf_pool *sp, struct sheaf_slot *lc,
 }
 
 /*
+ * Journal entries per sheaf that the shared path fills: the empty sheaf
+ * popped (1), named shared (1), its size (1), its FIFO entry (3: sheaf,
+ * token, count) and shared cleared (1).
+ */
+#define SHEAF_RCU_SHARED_STORES 7
+
+/*
+ * Whether n objects fit, in one transaction, into barn b's shared sheaf
+ * and empty sheaves: enough empties, and the journal has room for their
+ * stores (the lock held).
+ */
+static bool
+sheaf_rcu_shared_fits(const struct sheaf_tx *tx, uint32_t b, unsigned int n)
+{
+	const struct sheaf_pool *sp = tx->sp;
+	const struct sheaf_barn *barn = &sp->barn[b];
+	uint64_t room = 0, cap = sp->cfg.capacity, fresh = 0, sheaves = 0;
+
+	if (barn->shared_def != SHEAF_NONE) {
+		room = cap - sheaf_at(sp, barn->shared_def)->size;
+		sheaves = 1;
+	}
+	if (n > room)
+		fresh = (n - room + cap - 1) / cap;
+	sheaves += fresh;
+	return fresh <= barn->nb_empty &&
+		sheaves * SHEAF_RCU_SHARED_STORES <= sheaf_tx_room(tx);
+}
+
+/*
  * Deferred frees into barn b's shared sheaf, from the front of objs.
- * Returns the objects taken (all or none with all), or -EDEADLK when the
- * caller's thread holds a lock.
+ * Returns the objects taken, or -EDEADLK or -EBUSY when the caller's
+ * thread holds a lock. One transaction per sheaf stamped: the journal
+ * bounds a transaction, n does not. With all (a signal handler, which
+ * takes the lock once) one transaction takes all or none: none when the
+ * barn's empty sheaves or the journal are too short for n.
  */
 static int
 sheaf_rcu_free_shared(struct sheaf_pool *sp, uint32_t b, void * const *objs,
@@ -271,15 +304,8 @@ sheaf_rcu_free_shared(struct sheaf_pool *sp, uint32_t b, void * const *objs,
 	ret = sheaf_barn_begin(&tx, sp, b, SHEAF_TX_defer_shared, false);
 	if (ret < 0)
 		return ret;
-	if (all) {
-		uint64_t room = (uint64_t)barn->nb_empty * sp->cfg.capacity;
-
-		if (barn->shared_def != SHEAF_NONE)
-			room += sp->cfg.capacity -
-				sheaf_at(sp, barn->shared_def)->size;
-		if (room < n)
-			n = 0;
-	}
+	if (all && !sheaf_rcu_shared_fits(&tx, b, n))
+		n = 0;
 	while (done < n) {
 		if (barn->shared_def == SHEAF_NONE) {
 			uint32_t e = sheaf_barn_pop_empty(&tx, b);
@@ -293,10 +319,17 @@ sheaf_rcu_free_shared(struct sheaf_pool *sp, uint32_t b, void * const *objs,
 		memcpy(&s->objs[s->size], objs + done, t * sizeof(void *));
 		sheaf_tx_store32(&tx, &s->size, s->size + t);
 		done += t;
-		if (s->size == s->capacity) {
-			sheaf_rcu_fifo_push(&tx, b, barn->shared_def);
-			sheaf_tx_store32(&tx, &barn->shared_def, SHEAF_NONE);
-		}
+		if (s->size != s->capacity)
+			continue;
+		sheaf_rcu_fifo_push(&tx, b, barn->shared_def);
+		sheaf_tx_store32(&tx, &barn->shared_def, SHEAF_NONE);
+		if (all || done == n)
+			continue;
+		/* Committed: a death from here on keeps the sheaves stamped. */
+		sheaf_tx_end(&tx);
+		/* Not from a signal handler (all): this waits, and cannot fail. */
+		RTE_VERIFY(sheaf_barn_begin(&tx, sp, b, SHEAF_TX_defer_shared,
+			false) == 0);
 	}
 	sheaf_tx_end(&tx);
 	return done;

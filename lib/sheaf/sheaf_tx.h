@@ -134,6 +134,17 @@ sheaf_tx_storep(struct sheaf_tx *tx, void *addr, const void *v)
 	sheaf_tx_store64(tx, addr, (uint64_t)(uintptr_t)v);
 }
 
+/*
+ * Journal entries left to tx: the stores it may still make. A transaction
+ * whose size depends on its input checks this, and commits (or refuses)
+ * before the journal is full; sheaf_tx_store*() on a full one panics.
+ */
+static inline uint32_t
+sheaf_tx_room(const struct sheaf_tx *tx)
+{
+	return tx->lk->max - tx->lk->n;
+}
+
 /* Whether the calling thread holds lk. */
 bool sheaf_tx_holds(const struct sheaf_txlock *lk);
 
