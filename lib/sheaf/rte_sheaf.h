@@ -871,7 +871,8 @@ int rte_sheaf_reclaim(struct rte_mempool *mp);
  * pool (SLUB's kvfree_rcu_barrier()). Stamps and queues each lcore's
  * partial deferred sheaf: the caller's own, the others' when asked (at
  * their next pool call; an lcore idle for the pool's idle time, or of a
- * dead process, is served by the caller), and each socket's shared one;
+ * dead process, is served by the caller), the caller's lcore id's among
+ * them when another process owns it, and each socket's shared one;
  * then reclaims until the readers have passed the last token. Frees made
  * during the call are not waited for. Bounded by the pool's
  * barrier_timeout_ms (struct rte_sheaf_config).

@@ -86,7 +86,10 @@
 	X(lend_list)        /* prefill: the list of oversize sheaves */ \
 	X(lend_recover)     /* a dead borrower's sheaf back on a stack */
 
-/* Those, and a lock taken only to see it free (sheaf_tx_recover_proc()). */
+/*
+ * Those, and a lock taken only to see it free (sheaf_tx_recover_proc()),
+ * or to read what it guards as committed (the deferred barrier).
+ */
 #define SHEAF_TX_KINDS(X) SHEAF_TX_KINDS_MOVE(X) X(settle)
 
 enum sheaf_tx_kind {
