@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -320,6 +322,7 @@ struct shared_arg {
 	unsigned int n;
 	int ret;
 	unsigned int lcore;
+	bool bulk;         /* one call for all n */
 };
 
 static void *
@@ -330,6 +333,10 @@ shared_thread(void *p)
 
 	a->lcore = rte_lcore_id();
 	a->ret = 0;
+	if (a->bulk) {
+		a->ret = rte_sheaf_free_deferred_bulk(pool, a->objs, a->n);
+		return NULL;
+	}
 	for (i = 0; i < a->n && a->ret == 0; i++)
 		a->ret = rte_sheaf_free_deferred(pool, a->objs[i]);
 	return NULL;
@@ -355,6 +362,7 @@ test_liveness(void)
 	/* A thread without an lcore id frees some: the shared path. */
 	a.objs = objs + worker_nb;
 	a.n = SHARED_N;
+	a.bulk = false;
 	RTE_TEST_ASSERT_SUCCESS(pthread_create(&t, NULL, shared_thread, &a),
 		"pthread_create: failed");
 	pthread_join(t, NULL);
@@ -381,6 +389,52 @@ test_liveness(void)
 		POOL_N, "free_deferred");
 	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_DEFERRED_RECLAIM),
 		POOL_N, "deferred_reclaim");
+	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, 0));
+	return TEST_SUCCESS;
+}
+
+/*
+ * A thread without an lcore id frees, in one call, more sheaves' worth of
+ * objects than one transaction's journal holds stores for (about 110
+ * sheaves): the shared sheaf is stamped sheaf by sheaf, each in its own
+ * transaction (one transaction for all of them overflowed the journal:
+ * a panic).
+ */
+#define MANY_N 4095
+#define MANY_CAP 8
+#define MANY_FREED 2000
+
+static int
+test_shared_many(void)
+{
+	struct rte_sheaf_config cfg = { .capacity = MANY_CAP };
+	struct shared_arg a;
+	void **many;
+	pthread_t t;
+
+	pool = rcu_pool("dfr_many", MANY_N, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	many = calloc(MANY_FREED, sizeof(*many));
+	RTE_TEST_ASSERT_NOT_NULL(many, "out of memory");
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, many, MANY_FREED),
+		"get: failed");
+	a.objs = many;
+	a.n = MANY_FREED;
+	a.bulk = true;
+	RTE_TEST_ASSERT_SUCCESS(pthread_create(&t, NULL, shared_thread, &a),
+		"pthread_create: failed");
+	pthread_join(t, NULL);
+	free(many);
+	SHEAF_TEST_ASSERT_INT(a.lcore, LCORE_ID_ANY, "thread lcore id");
+	SHEAF_TEST_ASSERT_INT(a.ret, 0, "free deferred bulk, no lcore id");
+	SHEAF_TEST_ASSERT_INT(in_deferred(pool), MANY_FREED, "in_deferred");
+	RTE_TEST_ASSERT(stat_of(pool, RTE_SHEAF_STAT_DEFERRED_STAMP) >=
+		MANY_FREED / MANY_CAP / 2, "deferred_stamp: got %" PRIu64,
+		stat_of(pool, RTE_SHEAF_STAT_DEFERRED_STAMP));
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_deferred_barrier(pool), 0, "barrier");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), MANY_N,
+		"avail after barrier");
 	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, 0));
 	return TEST_SUCCESS;
 }
@@ -643,6 +697,17 @@ test_stress(void)
 	return TEST_SUCCESS;
 }
 
+/* The barrier returns 0 with every object of pool back. */
+static int
+barrier_brings_all(const char *what)
+{
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_deferred_barrier(pool), 0, what);
+	SHEAF_TEST_ASSERT_INT(in_deferred(pool), 0, "in_deferred at the end");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail at the end");
+	return TEST_SUCCESS;
+}
+
 /*
  * A reader that never reports (here the caller itself, online on the
  * pool's QSBR variable, which the barrier's doc forbids): the barrier
@@ -675,22 +740,106 @@ test_barrier_timeout(void)
 	SHEAF_TEST_ASSERT_INT(in_deferred(pool), 1, "in_deferred after it");
 	rte_rcu_qsbr_thread_offline(qv, 0);
 	rte_rcu_qsbr_thread_unregister(qv, 0);
-	SHEAF_TEST_ASSERT_INT(rte_sheaf_deferred_barrier(pool), 0,
-		"barrier once the reader is gone");
-	SHEAF_TEST_ASSERT_INT(in_deferred(pool), 0, "in_deferred at the end");
-	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
-		"avail at the end");
-	return TEST_SUCCESS;
+	return barrier_brings_all("barrier once the reader is gone");
+}
+
+/*
+ * The barrier called on an lcore id whose slot another process owns (a
+ * child, forked from the worker lcore, that freed deferred on that lcore
+ * id and waits): that slot's deferred sheaf is asked for, like any other
+ * slot's. It was left out as if it were the caller's own: the barrier
+ * returned 0 with the child's objects neither stamped nor waited for.
+ */
+#define FOREIGN_N 10
+
+static int foreign_go[2], foreign_done[2];
+static pid_t foreign_child;
+static int foreign_ret;
+
+static int
+foreign_fork(void *arg __rte_unused)
+{
+	void *o[FOREIGN_N];
+	char c;
+
+	foreign_child = fork();
+	if (foreign_child != 0)
+		return 0;
+	/* The parent's ends: its exit ends the read below. */
+	close(foreign_go[1]);
+	close(foreign_done[0]);
+	/* The first call on this lcore id: the child owns its slot. */
+	c = rte_mempool_get_bulk(pool, o, FOREIGN_N) != 0 ||
+		rte_sheaf_free_deferred_bulk(pool, o, FOREIGN_N) != 0;
+	if (write(foreign_done[1], &c, 1) != 1 ||
+			read(foreign_go[0], &c, 1) < 0)
+		_exit(2);
+	_exit(0);
+}
+
+static int
+foreign_barrier(void *arg __rte_unused)
+{
+	foreign_ret = rte_sheaf_deferred_barrier(pool);
+	return 0;
+}
+
+static int
+test_barrier_foreign_slot(void)
+{
+	struct rte_sheaf_config cfg = { .capacity = CAP,
+		.barrier_timeout_ms = 200 };
+	unsigned int left;
+	int status = 0;
+	char c = 1;
+
+	pool = rcu_pool("dfr_foreign", POOL_N, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	RTE_TEST_ASSERT_SUCCESS(pipe(foreign_go) | pipe(foreign_done),
+		"pipe: failed");
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(foreign_fork, NULL,
+		worker), "launch: failed");
+	rte_eal_wait_lcore(worker);
+	RTE_TEST_ASSERT(foreign_child > 0, "fork: failed");
+	close(foreign_go[0]);
+	close(foreign_done[1]);
+	RTE_TEST_ASSERT(read(foreign_done[0], &c, 1) == 1 && c == 0,
+		"child's deferred free failed");
+	SHEAF_TEST_ASSERT_INT(in_deferred(pool), FOREIGN_N,
+		"in_deferred after the child's free");
+	/* On the worker's lcore id, the child's slot. */
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(foreign_barrier, NULL,
+		worker), "launch: failed");
+	rte_eal_wait_lcore(worker);
+	left = in_deferred(pool);
+	/* The child is idle: served under the handshake, or out of reach. */
+	RTE_TEST_ASSERT(foreign_ret == -ETIMEDOUT ||
+		(foreign_ret == 0 && left == 0),
+		"barrier with a live owner: got %d, %u objects left deferred",
+		foreign_ret, left);
+	c = 0;
+	RTE_TEST_ASSERT(write(foreign_go[1], &c, 1) == 1, "write: failed");
+	RTE_TEST_ASSERT(waitpid(foreign_child, &status, 0) == foreign_child &&
+		WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		"child failed: status %#x", status);
+	close(foreign_go[1]);
+	close(foreign_done[0]);
+	/* Its owner dead, the slot is inherited and stamped. */
+	return barrier_brings_all("barrier after the owner's death");
 }
 
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_bad_input),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_safety),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_liveness),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_shared_many),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_fallback),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_flush_and_free),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_stress),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_barrier_timeout),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown,
+		test_barrier_foreign_slot),
 	SHEAF_TEST_CASES_END
 };
 

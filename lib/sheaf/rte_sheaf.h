@@ -802,7 +802,10 @@ int rte_sheaf_rcu_attach(struct rte_mempool *mp, struct rte_rcu_qsbr *v);
  *     only once its grace period is over.
  *   - -ENOTSUP: no QSBR variable is attached to mp.
  *   - -EAGAIN: from a signal handler inside the pool, the shared
- *     deferred sheaf was out of reach or out of room; nothing freed.
+ *     deferred sheaf was out of reach or out of room, or the objects
+ *     would fill more sheaves than one step can stamp (about a hundred:
+ *     free them in smaller bulks); nothing freed. Not logged: a handler
+ *     does not log.
  */
 __rte_experimental
 int rte_sheaf_free_deferred(struct rte_mempool *mp, void *obj);
@@ -870,7 +873,8 @@ int rte_sheaf_reclaim(struct rte_mempool *mp);
  * pool (SLUB's kvfree_rcu_barrier()). Stamps and queues each lcore's
  * partial deferred sheaf: the caller's own, the others' when asked (at
  * their next pool call; an lcore idle for the pool's idle time, or of a
- * dead process, is served by the caller), and each socket's shared one;
+ * dead process, is served by the caller), the caller's lcore id's among
+ * them when another process owns it, and each socket's shared one;
  * then reclaims until the readers have passed the last token. Frees made
  * during the call are not waited for. Bounded by the pool's
  * barrier_timeout_ms (struct rte_sheaf_config).

@@ -16,7 +16,6 @@ sheaf_ask_start(struct sheaf_ask *a, struct sheaf_pool *sp,
 	const struct sheaf_slot_set *want, unsigned int kind,
 	sheaf_ask_act_t act, void *arg)
 {
-	struct sheaf_slot *self = sheaf_slot_of(sp);
 	unsigned int i, n = 0;
 
 	a->sp = sp;
@@ -28,8 +27,6 @@ sheaf_ask_start(struct sheaf_ask *a, struct sheaf_pool *sp,
 	a->moved = 0;
 	a->remote = 0;
 	a->polls = a->idle = a->fenced = a->busy = a->again = 0;
-	if (self != NULL)
-		sheaf_slot_set_del(&a->pending, sheaf_slot_id(sp, self));
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		if (!sheaf_slot_set_has(&a->pending, i))
 			continue;

@@ -49,7 +49,12 @@ struct sheaf_ask {
 	unsigned int polls, idle, fenced, busy, again;
 };
 
-/* Ask every slot of want (not the caller's own). */
+/*
+ * Ask every slot of want. The caller leaves out the slot it holds, if
+ * any (it would wait for itself), and only that one: the slot of its
+ * lcore id is another's when another process owns it, or a thief holds
+ * it, and is asked like any other.
+ */
 void sheaf_ask_start(struct sheaf_ask *a, struct sheaf_pool *sp,
 	const struct sheaf_slot_set *want, unsigned int kind,
 	sheaf_ask_act_t act, void *arg);

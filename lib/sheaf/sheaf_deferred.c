@@ -201,24 +201,26 @@ sheaf_rcu_slot_sheaf(struct sheaf_pool *sp, struct sheaf_slot *lc,
 unsigned int
 sheaf_deferred_stamp(struct sheaf_pool *sp, struct sheaf_slot *v)
 {
-	uint32_t ds = __atomic_load_n(&v->dstate, __ATOMIC_RELAXED);
 	struct sheaf_tx tx;
+	uint32_t ds;
 
-	if (sheaf_ds_idx(ds) == SHEAF_NONE)
+	if (sheaf_deferred_qsbr(sp) == NULL ||
+			sheaf_barn_begin(&tx, sp, v->barn, SHEAF_TX_stamp, false) < 0)
 		return 0;
-	if (sheaf_barn_begin(&tx, sp, v->barn, SHEAF_TX_stamp, false) < 0)
-		return 0;
-	sheaf_tx_store32(&tx, &sheaf_at(sp, sheaf_ds_idx(ds))->size,
-		sheaf_ds_size(ds));
-	sheaf_rcu_fifo_push(&tx, v->barn, sheaf_ds_idx(ds));
 	/*
-	 * Release (fence, then the store): a barrier that sees dstate none
-	 * with acquire sees the token taken above.
+	 * Read under the lock: the index changes only in transactions on
+	 * it, so this is the last committed one's (a dead holder's is
+	 * rolled back by now); the holder's single stores change the count.
 	 */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	sheaf_tx_store32(&tx, &v->dstate, SHEAF_DS_NONE);
+	ds = v->dstate;
+	if (sheaf_ds_idx(ds) != SHEAF_NONE) {
+		sheaf_tx_store32(&tx, &sheaf_at(sp, sheaf_ds_idx(ds))->size,
+			sheaf_ds_size(ds));
+		sheaf_rcu_fifo_push(&tx, v->barn, sheaf_ds_idx(ds));
+		sheaf_tx_store32(&tx, &v->dstate, SHEAF_DS_NONE);
+	}
 	sheaf_tx_end(&tx);
-	return sheaf_ds_size(ds);
+	return sheaf_ds_idx(ds) != SHEAF_NONE ? sheaf_ds_size(ds) : 0;
 }
 
 /* Deferred frees into the held slot's own sheaf. */
@@ -254,9 +256,42 @@ sheaf_rcu_free_slot(struct sheaf_pool *sp, struct sheaf_slot *lc,
 }
 
 /*
+ * Journal entries per sheaf that the shared path fills: the empty sheaf
+ * popped (1), named shared (1), its size (1), its FIFO entry (3: sheaf,
+ * token, count) and shared cleared (1).
+ */
+#define SHEAF_RCU_SHARED_STORES 7
+
+/*
+ * Whether n objects fit, in one transaction, into barn b's shared sheaf
+ * and empty sheaves: enough empties, and the journal has room for their
+ * stores (the lock held).
+ */
+static bool
+sheaf_rcu_shared_fits(const struct sheaf_tx *tx, uint32_t b, unsigned int n)
+{
+	const struct sheaf_pool *sp = tx->sp;
+	const struct sheaf_barn *barn = &sp->barn[b];
+	uint64_t room = 0, cap = sp->cfg.capacity, fresh = 0, sheaves = 0;
+
+	if (barn->shared_def != SHEAF_NONE) {
+		room = cap - sheaf_at(sp, barn->shared_def)->size;
+		sheaves = 1;
+	}
+	if (n > room)
+		fresh = (n - room + cap - 1) / cap;
+	sheaves += fresh;
+	return fresh <= barn->nb_empty &&
+		sheaves * SHEAF_RCU_SHARED_STORES <= sheaf_tx_room(tx);
+}
+
+/*
  * Deferred frees into barn b's shared sheaf, from the front of objs.
- * Returns the objects taken (all or none with all), or -EDEADLK when the
- * caller's thread holds a lock.
+ * Returns the objects taken, or -EDEADLK or -EBUSY when the caller's
+ * thread holds a lock. One transaction per sheaf stamped: the journal
+ * bounds a transaction, n does not. With all (a signal handler, which
+ * takes the lock once) one transaction takes all or none: none when the
+ * barn's empty sheaves or the journal are too short for n.
  */
 static int
 sheaf_rcu_free_shared(struct sheaf_pool *sp, uint32_t b, void * const *objs,
@@ -271,15 +306,8 @@ sheaf_rcu_free_shared(struct sheaf_pool *sp, uint32_t b, void * const *objs,
 	ret = sheaf_barn_begin(&tx, sp, b, SHEAF_TX_defer_shared, false);
 	if (ret < 0)
 		return ret;
-	if (all) {
-		uint64_t room = (uint64_t)barn->nb_empty * sp->cfg.capacity;
-
-		if (barn->shared_def != SHEAF_NONE)
-			room += sp->cfg.capacity -
-				sheaf_at(sp, barn->shared_def)->size;
-		if (room < n)
-			n = 0;
-	}
+	if (all && !sheaf_rcu_shared_fits(&tx, b, n))
+		n = 0;
 	while (done < n) {
 		if (barn->shared_def == SHEAF_NONE) {
 			uint32_t e = sheaf_barn_pop_empty(&tx, b);
@@ -293,10 +321,17 @@ sheaf_rcu_free_shared(struct sheaf_pool *sp, uint32_t b, void * const *objs,
 		memcpy(&s->objs[s->size], objs + done, t * sizeof(void *));
 		sheaf_tx_store32(&tx, &s->size, s->size + t);
 		done += t;
-		if (s->size == s->capacity) {
-			sheaf_rcu_fifo_push(&tx, b, barn->shared_def);
-			sheaf_tx_store32(&tx, &barn->shared_def, SHEAF_NONE);
-		}
+		if (s->size != s->capacity)
+			continue;
+		sheaf_rcu_fifo_push(&tx, b, barn->shared_def);
+		sheaf_tx_store32(&tx, &barn->shared_def, SHEAF_NONE);
+		if (all || done == n)
+			continue;
+		/* Committed: a death from here on keeps the sheaves stamped. */
+		sheaf_tx_end(&tx);
+		/* Not from a signal handler (all): this waits, and cannot fail. */
+		RTE_VERIFY(sheaf_barn_begin(&tx, sp, b, SHEAF_TX_defer_shared,
+			false) == 0);
 	}
 	sheaf_tx_end(&tx);
 	return done;
@@ -437,10 +472,13 @@ sheaf_rcu_stamp_shared(struct sheaf_pool *sp)
 	uint32_t b;
 
 	for (b = 0; b < sp->nb_nodes; b++) {
-		if (__atomic_load_n(&sp->barn[b].shared_def,
-				__ATOMIC_RELAXED) == SHEAF_NONE ||
-				sheaf_barn_begin(&tx, sp, b, SHEAF_TX_stamp_shared,
-					false) < 0)
+		/*
+		 * Read under the lock, not before: a shared sheaf seen
+		 * stamped by a transaction in progress comes back if a
+		 * roll-back undoes it (sheaf_rcu_want_stamps()).
+		 */
+		if (sheaf_barn_begin(&tx, sp, b, SHEAF_TX_stamp_shared,
+				false) < 0)
 			continue;
 		if (sp->barn[b].shared_def != SHEAF_NONE) {
 			sheaf_rcu_fifo_push(&tx, b, sp->barn[b].shared_def);
@@ -483,26 +521,52 @@ sheaf_rcu_act_stamp(struct sheaf_pool *sp, struct sheaf_slot *v,
 	return sheaf_deferred_stamp(sp, v);
 }
 
-/* Stamp every other slot's deferred sheaf, by asking; bounded. */
+/*
+ * The slots holding a deferred sheaf, self (held and stamped by the
+ * caller) left out, from committed state only. A slot's dstate index
+ * changes only inside transactions on its barn's lock (a sheaf given in
+ * sheaf_rcu_slot_sheaf(), cleared in sheaf_deferred_stamp()), and is read
+ * here holding that lock: the lock's acquire (sheaf_tx_lock()) pairs with
+ * the release that ended the last transaction on it (sheaf_tx_end(), or
+ * the end of the transaction that rolled back a dead holder's), so no
+ * stamp is seen half done, nor one that a roll-back will undo. A slot
+ * read without a sheaf had its objects stamped by a committed
+ * transaction, with a token taken before its release, below or at the one
+ * the barrier reads afterwards; one read with a sheaf is asked.
+ */
+static void
+sheaf_rcu_want_stamps(struct sheaf_pool *sp, const struct sheaf_slot *self,
+	struct sheaf_slot_set *want)
+{
+	struct sheaf_tx tx;
+	unsigned int i;
+	uint32_t b;
+
+	for (b = 0; b < sp->nb_nodes; b++) {
+		/* Not from a signal handler: this waits, and cannot fail. */
+		RTE_VERIFY(sheaf_barn_begin(&tx, sp, b, SHEAF_TX_settle,
+			false) == 0);
+		for (i = 0; i < RTE_MAX_LCORE; i++)
+			if (&sp->slot[i] != self && sp->slot[i].barn == b &&
+					sheaf_slot_claimed(sp, i) &&
+					sheaf_ds_idx(__atomic_load_n(
+						&sp->slot[i].dstate,
+						__ATOMIC_RELAXED)) != SHEAF_NONE)
+				sheaf_slot_set_add(want, i);
+		sheaf_tx_end(&tx);
+	}
+}
+
+/* Stamp every deferred sheaf but self's, by asking; bounded. */
 static int
-sheaf_rcu_stamp_others(struct sheaf_pool *sp, uint64_t deadline)
+sheaf_rcu_stamp_others(struct sheaf_pool *sp, const struct sheaf_slot *self,
+	uint64_t deadline)
 {
 	struct sheaf_slot_set want = { { 0 } };
 	struct sheaf_ask ask;
-	unsigned int i;
 	int ret = 0;
 
-	for (i = 0; i < RTE_MAX_LCORE; i++)
-		/*
-		 * Acquire: pairs with sheaf_deferred_stamp()'s release. A
-		 * slot seen without a deferred sheaf has stamped, with a
-		 * token below the one the barrier reads next, every object
-		 * freed before; one seen with it is asked.
-		 */
-		if (sheaf_slot_claimed(sp, i) &&
-				sheaf_ds_idx(__atomic_load_n(&sp->slot[i].dstate,
-					__ATOMIC_ACQUIRE)) != SHEAF_NONE)
-			sheaf_slot_set_add(&want, i);
+	sheaf_rcu_want_stamps(sp, self, &want);
 	sheaf_ask_start(&ask, sp, &want, SHEAF_REQ_STAMP, sheaf_rcu_act_stamp,
 		NULL);
 	while (sheaf_ask_poll(&ask) != 0) {
@@ -537,7 +601,8 @@ sheaf_deferred_barrier(struct sheaf_pool *sp)
 		sheaf_deferred_stamp(sp, lc);
 		sheaf_slot_leave(lc);
 	}
-	ret = sheaf_rcu_stamp_others(sp, deadline);
+	/* The slot of our lcore id, when another process owns it, is asked. */
+	ret = sheaf_rcu_stamp_others(sp, lc, deadline);
 	sheaf_rcu_stamp_shared(sp);
 	if (ret < 0)
 		return ret;

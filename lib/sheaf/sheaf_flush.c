@@ -96,6 +96,13 @@ sheaf_flush_all(struct sheaf_pool *sp)
 	if (sheaf_thread_self()->nb_held != 0)
 		return 0;
 	sheaf_flush_self(sp);
+	/*
+	 * The slot of our lcore id was flushed above when this process owns
+	 * it; another process's is asked like any other.
+	 */
+	if (self != NULL &&
+			__atomic_load_n(&self->owner, __ATOMIC_RELAXED) != sheaf_self)
+		self = NULL;
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		if (&sp->slot[i] != self && sheaf_slot_claimed(sp, i) &&
 				sheaf_pair_count(&sp->slot[i]) != 0 &&

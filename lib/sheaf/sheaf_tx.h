@@ -86,7 +86,10 @@
 	X(lend_list)        /* prefill: the list of oversize sheaves */ \
 	X(lend_recover)     /* a dead borrower's sheaf back on a stack */
 
-/* Those, and a lock taken only to see it free (sheaf_tx_recover_proc()). */
+/*
+ * Those, and a lock taken only to see it free (sheaf_tx_recover_proc()),
+ * or to read what it guards as committed (the deferred barrier).
+ */
 #define SHEAF_TX_KINDS(X) SHEAF_TX_KINDS_MOVE(X) X(settle)
 
 enum sheaf_tx_kind {
@@ -132,6 +135,17 @@ sheaf_tx_storep(struct sheaf_tx *tx, void *addr, const void *v)
 {
 	RTE_BUILD_BUG_ON(sizeof(void *) != sizeof(uint64_t));
 	sheaf_tx_store64(tx, addr, (uint64_t)(uintptr_t)v);
+}
+
+/*
+ * Journal entries left to tx: the stores it may still make. A transaction
+ * whose size depends on its input checks this, and commits (or refuses)
+ * before the journal is full; sheaf_tx_store*() on a full one panics.
+ */
+static inline uint32_t
+sheaf_tx_room(const struct sheaf_tx *tx)
+{
+	return tx->lk->max - tx->lk->n;
 }
 
 /* Whether the calling thread holds lk. */
