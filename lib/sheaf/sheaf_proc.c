@@ -264,8 +264,10 @@ sheaf_proc_mb_register(void)
 uint32_t
 sheaf_proc_mb_registered(void)
 {
-	/* Acquire: pairs with the release in sheaf_proc_mb_register_once(). */
-	return __atomic_load_n(&sheaf_mb_registered, __ATOMIC_ACQUIRE);
+	/* Acquire: pairs with the release in sheaf_proc_mb_do_register(). */
+	uint32_t s = __atomic_load_n(&sheaf_mb_state, __ATOMIC_ACQUIRE);
+
+	return (s & SHEAF_MB_DONE) ? s & ~SHEAF_MB_DONE : 0;
 }
 
 int
