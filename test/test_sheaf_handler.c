@@ -220,7 +220,37 @@ test_get_large_holding_depot(void)
 	return check_whole();
 }
 
+/*
+ * A put of depot 0's objects while the thread holds depot 0, more than
+ * the barn's empty sheaves take: parked, freed by the thread's next call
+ * once the lock is let go; none lost.
+ */
+static int
+test_park_holding_depot(void)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	unsigned int n = 4 * CAPACITY + 16;
+	struct sheaf_tx tx;
+
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, objs, 512),
+		"get 512");
+	nb_objs = 512;
+	RTE_TEST_ASSERT_SUCCESS(sheaf_depot_begin(&tx, sp, 0,
+		SHEAF_TX_shared_give, false), "depot begin");
+	alarm(HANG_S);
+	sheaf_call_enter();
+	nb_objs -= n;
+	sheaf_shared_put(sp, objs + nb_objs, n);
+	sheaf_call_leave(sp);
+	alarm(0);
+	sheaf_tx_end(&tx);
+	/* The outer call's end: what was parked goes to the slabs. */
+	RTE_TEST_ASSERT(rte_sheaf_flush_lcore(pool) >= 0, "flush lcore");
+	return check_whole();
+}
+
 static const struct sheaf_test_case cases[] = {
+	SHEAF_TEST_CASE_ST(setup, teardown, test_park_holding_depot),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_put_spill_holding_depot),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_put_spill_holding_barn),
 	SHEAF_TEST_CASE_ST(setup, teardown,
