@@ -37,16 +37,20 @@ sheaf_ask_start(struct sheaf_ask *a, struct sheaf_pool *sp,
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_ASK, n);
 }
 
-/* Serve v's requests of the asker's kind, v held by the asker. */
+/*
+ * Serve v's requests of the asker's kind, v held by the asker (a thief or
+ * an heir): every one made before the action begins, acknowledged once it
+ * is done (sheaf_slot_requested()). The gate bit stays for the owner,
+ * whose next call serves again, an empty slot by then.
+ */
 static void
 sheaf_ask_serve(struct sheaf_ask *a, struct sheaf_slot *v)
 {
-	uint32_t gen = sheaf_slot_take_request(v, a->kind);
+	uint32_t gen = sheaf_slot_requested(v, a->kind);
 
 	a->moved += a->act(a->sp, v, a->arg);
 	a->remote++;
-	if (gen != 0)
-		sheaf_slot_served(v, a->kind, gen);
+	sheaf_slot_served(v, a->kind, gen);
 }
 
 /*

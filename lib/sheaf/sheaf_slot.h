@@ -28,7 +28,10 @@
  *     is served once done reaches its generation: the serve began after
  *     its request was seen, so it covers every object held then. A
  *     request needs no setter: serving one nobody waits for any more
- *     costs one drain.
+ *     costs one drain. A thief or heir serving the slot reads req, serves,
+ *     then stores done, and leaves the bit: a server that dies before
+ *     its acknowledgement gives none, the bit still asks the owner (or
+ *     the next heir, when the owner died after clearing it).
  *   - the mark (SHEAF_GATE_MARKED, with marker = the thief's
  *     incarnation): a thief holds the slot; the owner stays off its
  *     sheaves (shared path) until the mark goes. A mark whose thief died
@@ -157,8 +160,8 @@ sheaf_slot_request(struct sheaf_slot *v, unsigned int kind)
 }
 
 /*
- * The holder of lc (its owner, thief or heir) takes the requests of kind
- * at the gate: 0 when there is none, else the generation its serve
+ * The owner of lc, inside its call, takes the requests of kind at the
+ * gate: 0 when there is none, else the generation its serve
  * covers, to be passed to sheaf_slot_served() once done.
  */
 static inline uint32_t
@@ -170,6 +173,20 @@ sheaf_slot_take_request(struct sheaf_slot *lc, unsigned int kind)
 	if (!(__atomic_fetch_and(&lc->gate, ~bit, __ATOMIC_ACQUIRE) & bit))
 		return 0;
 	return __atomic_load_n(&lc->req[kind], __ATOMIC_ACQUIRE);
+}
+
+/*
+ * A thief or heir holding v: the generation its serve of kind will cover,
+ * read before it serves, whatever the gate says. It leaves the bit to the
+ * owner (clearing it could drop a request made meanwhile) and
+ * acknowledges (sheaf_slot_served()) once the serve is done: one that dies
+ * before has acknowledged nothing, and the bit sends the requests on.
+ */
+static inline uint32_t
+sheaf_slot_requested(const struct sheaf_slot *v, unsigned int kind)
+{
+	/* Relaxed: the count names a generation and publishes nothing. */
+	return __atomic_load_n(&v->req[kind], __ATOMIC_RELAXED);
 }
 
 /* The holder served the requests of kind up to generation gen. */
