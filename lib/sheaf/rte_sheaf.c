@@ -335,12 +335,10 @@ rte_sheaf_deferred_barrier(struct rte_mempool *mp)
 
 	if (sp == NULL)
 		return -rte_errno;
+	/* A signal handler inside the pool: refused, not logged (stdio). */
 	ret = sheaf_thread_self()->nb_held != 0 ? -EBUSY :
 		sheaf_deferred_barrier(sp);
-	if (ret == -EBUSY)
-		SHEAF_LOG(ERR, "pool %s: barrier from a signal handler inside the pool",
-			mp->name);
-	else if (ret == -ETIMEDOUT)
+	if (ret == -ETIMEDOUT)
 		SHEAF_LOG(ERR, "pool %s: deferred barrier timed out after %u ms",
 			mp->name, sp->cfg.barrier_timeout_ms);
 	if (ret < 0)

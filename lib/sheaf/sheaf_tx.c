@@ -276,7 +276,15 @@ sheaf_tx_settle(struct sheaf_pool *sp, struct sheaf_txlock *lk, uint64_t inc)
 int
 sheaf_tx_recover_proc(struct sheaf_pool *sp, uint64_t inc)
 {
+	const struct sheaf_thread *t = sheaf_thread_self();
 	uint32_t i;
+
+	/*
+	 * A re-entered call (a signal handler) neither waits nor logs a
+	 * take-over: the dead process's leftovers wait for a plain call.
+	 */
+	if (t->depth > 1 || t->nb_held != 0)
+		return -EBUSY;
 
 	for (i = 0; i < sp->nb_nodes; i++)
 		if (sheaf_tx_settle(sp, &sp->barn[i].lock, inc) < 0 ||
