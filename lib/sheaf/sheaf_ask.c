@@ -16,7 +16,8 @@ sheaf_ask_start(struct sheaf_ask *a, struct sheaf_pool *sp,
 	const struct sheaf_slot_set *want, unsigned int kind,
 	sheaf_ask_act_t act, void *arg)
 {
-	unsigned int i, n = 0;
+	unsigned int i, w, n = 0;
+	uint64_t b;
 
 	a->sp = sp;
 	a->kind = kind;
@@ -27,9 +28,7 @@ sheaf_ask_start(struct sheaf_ask *a, struct sheaf_pool *sp,
 	a->moved = 0;
 	a->remote = 0;
 	a->polls = a->idle = a->fenced = a->busy = a->again = 0;
-	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		if (!sheaf_slot_set_has(&a->pending, i))
-			continue;
+	SHEAF_SLOT_SET_FOREACH(i, &a->pending, w, b) {
 		a->gen[i] = sheaf_slot_request(&sp->slot[i], kind);
 		n++;
 	}
@@ -114,13 +113,12 @@ sheaf_ask_take(struct sheaf_ask *a, const struct sheaf_slot_set *marked,
 {
 	int r = sheaf_slot_fence(a->sp, global);
 	struct sheaf_slot *v;
-	unsigned int i;
+	unsigned int i, w;
+	uint64_t b;
 
 	a->fenced += r == 0;
 	a->again += r == -EAGAIN;
-	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		if (!sheaf_slot_set_has(marked, i))
-			continue;
+	SHEAF_SLOT_SET_FOREACH(i, marked, w, b) {
 		v = &a->sp->slot[i];
 		if (r == 0 && sheaf_slot_quiet(v)) {
 			sheaf_ask_serve(a, v);
@@ -139,20 +137,17 @@ unsigned int
 sheaf_ask_poll(struct sheaf_ask *a)
 {
 	struct sheaf_slot_set marked = { { 0 } };
-	uint64_t now = sheaf_clock_ns();
-	unsigned int i, left = 0;
+	uint64_t now = sheaf_clock_ns(), b;
+	unsigned int i, w, left = 0;
 	bool global = false;
 
 	a->polls++;
-	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		if (!sheaf_slot_set_has(&a->pending, i))
-			continue;
+	SHEAF_SLOT_SET_FOREACH(i, &a->pending, w, b)
 		if (!sheaf_ask_look(a, i, now, &marked, &global))
 			sheaf_slot_set_del(&a->pending, i);
-	}
 	if (!sheaf_slot_set_empty(&marked))
 		sheaf_ask_take(a, &marked, global);
-	for (i = 0; i < RTE_MAX_LCORE; i++)
-		left += sheaf_slot_set_has(&a->pending, i);
+	for (w = 0; w < RTE_DIM(a->pending.bits); w++)
+		left += (unsigned int)__builtin_popcountll(a->pending.bits[w]);
 	return left;
 }

@@ -279,13 +279,23 @@ struct sheaf_pool {
 	uint32_t *slab_by_addr;    /* slab indexes sorted by base address */
 	uint32_t nb_slabs;
 
-	/* Next time (CLOCK_MONOTONIC ns) a membarrier() may run; CAS. */
-	uint64_t membarrier_after;
 	/* Slots ever claimed (bit per lcore id); atomic OR, racy reads. */
 	uint64_t claimed[(RTE_MAX_LCORE + 63) / 64];
 
+	/*
+	 * Written by reclaims and the shared path: a line of their own, off
+	 * the read-mostly fields above that every reclaim and free reads.
+	 * Next time (CLOCK_MONOTONIC ns) a membarrier() may run; CAS.
+	 */
+	uint64_t membarrier_after __rte_cache_aligned;
+	/*
+	 * Until then (CLOCK_MONOTONIC ns) a get's reclaim does not wait for
+	 * owners that call the pool (sheaf_reclaim.h); relaxed, a hint.
+	 */
+	uint64_t reclaim_hurried_until;
+
 	/* Counters of callers without a slot; relaxed atomics. */
-	uint64_t shared_stat[RTE_SHEAF_STAT_MAX];
+	uint64_t shared_stat[RTE_SHEAF_STAT_MAX] __rte_cache_aligned;
 	/*
 	 * Prefill (sheaf_lend.h): oversize sheaves lent, a list under barn
 	 * 0's lock, and how many; those returned, kept for the next oversize

@@ -43,12 +43,16 @@ static uint64_t
 sheaf_reclaim_holders(struct sheaf_pool *sp, const struct sheaf_slot *self,
 	struct sheaf_slot_set *want)
 {
-	uint64_t held = 0;
-	unsigned int i;
+	uint64_t held = 0, bits;
+	unsigned int i, w;
 	uint32_t c;
 
-	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		if (&sp->slot[i] == self || !sheaf_slot_claimed(sp, i))
+	/* The claimed slots only: a word of bits at a time. */
+	for (w = 0; w < RTE_DIM(sp->claimed); w++)
+	for (bits = __atomic_load_n(&sp->claimed[w], __ATOMIC_RELAXED);
+			bits != 0; bits &= bits - 1) {
+		i = w * 64 + (unsigned int)__builtin_ctzll(bits);
+		if (&sp->slot[i] == self)
 			continue;
 		/* Racy, not critical: an estimate of what asking brings. */
 		c = sheaf_pair_count(&sp->slot[i]);
@@ -77,7 +81,8 @@ sheaf_reclaim_inside(const struct sheaf_pool *sp, const struct sheaf_ask *a)
 }
 
 bool
-sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
+sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n,
+	bool hurry)
 {
 	struct sheaf_slot_set want = { { 0 } };
 	uint64_t held, tiers, deadline, cap, now, start;
@@ -107,6 +112,17 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 	 * idle times and an interval.
 	 */
 	start = now = sheaf_clock_ns();
+	/* Relaxed: a hint (sheaf_reclaim.h); a stale one waits or not once. */
+	if (hurry && now < __atomic_load_n(&sp->reclaim_hurried_until,
+			__ATOMIC_RELAXED)) {
+		sheaf_ask_start(&ask, sp, &want, SHEAF_REQ_DRAIN,
+			sheaf_reclaim_drain, NULL);
+		sheaf_ask_poll(&ask);
+		if (ask.moved != 0)
+			sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_REMOTE_TAKE,
+				ask.moved);
+		return sheaf_reclaim_tiers(sp) >= n;
+	}
 	deadline = now + 3 * sp->tun.idle_ns + sp->tun.membarrier_ns;
 	/*
 	 * An asked owner still inside a call was preempted there (it would
@@ -140,6 +156,9 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 	}
 	if (ask.moved != 0)
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_REMOTE_TAKE, ask.moved);
+	if (hurry)
+		__atomic_store_n(&sp->reclaim_hurried_until,
+			sheaf_clock_ns() + sp->tun.idle_ns, __ATOMIC_RELAXED);
 	if (!ok)
 		SHEAF_LOG(DEBUG, "pool %s: lcore %u%s: %u objects wanted, %" PRIu64 " held by %u other lcores not back in %" PRIu64 " us: %u polls, %u idle looks, %u fences (%u refused by the interval), %u owners inside a call",
 			sp->mp->name, rte_lcore_id(),

@@ -151,8 +151,19 @@ sheaf_req_bit(unsigned int kind)
 static inline uint32_t
 sheaf_slot_request(struct sheaf_slot *v, unsigned int kind)
 {
+	uint32_t gen;
+
+	/*
+	 * A request of this kind pending (its bit not taken yet): join it,
+	 * storing nothing on the owner's line. Acquire: pairs with the
+	 * release below in the request's maker; the count read is then at
+	 * least its generation, and the owner takes the bit, hence reads
+	 * the count, only after this look: its serve covers this request.
+	 */
+	if (__atomic_load_n(&v->gate, __ATOMIC_ACQUIRE) & sheaf_req_bit(kind))
+		return __atomic_load_n(&v->req[kind], __ATOMIC_RELAXED);
 	/* Relaxed: published by the release of the bit below. */
-	uint32_t gen = __atomic_add_fetch(&v->req[kind], 1, __ATOMIC_RELAXED);
+	gen = __atomic_add_fetch(&v->req[kind], 1, __ATOMIC_RELAXED);
 
 	/* Release: the owner that sees the bit sees the count. */
 	__atomic_fetch_or(&v->gate, sheaf_req_bit(kind), __ATOMIC_RELEASE);
@@ -301,6 +312,13 @@ sheaf_slot_set_has(const struct sheaf_slot_set *s, unsigned int i)
 {
 	return (s->bits[i / 64] >> (i % 64)) & 1;
 }
+
+/* For each slot i of set s, lowest first; w and b: the caller's. */
+#define SHEAF_SLOT_SET_FOREACH(i, s, w, b) \
+	for ((w) = 0; (w) < RTE_DIM((s)->bits); (w)++) \
+		for ((b) = (s)->bits[(w)]; (b) != 0 && \
+				((i) = (w) * 64 + (unsigned int)__builtin_ctzll(b), 1); \
+				(b) &= (b) - 1)
 
 static inline bool
 sheaf_slot_set_empty(const struct sheaf_slot_set *s)
