@@ -829,6 +829,68 @@ test_barrier_foreign_slot(void)
 	return barrier_brings_all("barrier after the owner's death");
 }
 
+/* Phases of the idle worker of test_barrier_after_take. */
+static uint32_t idle_phase;
+
+/*
+ * The worker frees objs[0..4) deferred, then idles (no pool call) until
+ * told; then frees objs[4..8) deferred and idles again until told.
+ */
+static int
+idle_worker(void *arg __rte_unused)
+{
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		if (rte_sheaf_free_deferred_bulk(pool, objs + 4 * k, 4) != 0)
+			printf("    worker: free deferred failed: %d\n",
+				rte_errno);
+		/* Release: pairs with the main lcore's acquire below. */
+		__atomic_store_n(&idle_phase, 2 * k + 1, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&idle_phase, __ATOMIC_ACQUIRE) !=
+				2 * k + 2)
+			rte_pause();
+	}
+	return 0;
+}
+
+/*
+ * A barrier whose stamp an idle owner's thief served leaves the request
+ * bit for the owner; the owner's next deferred free does not serve it.
+ * A later barrier must ask again, not take that bit for its own request
+ * served (it returned 0 with the second objects still deferred).
+ */
+static int
+test_barrier_after_take(void)
+{
+	struct rte_sheaf_config cfg = { .capacity = CAP };
+	unsigned int k;
+
+	pool = rcu_pool("def_after_take", POOL_N, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (rte_errno %d)",
+		rte_errno);
+	SHEAF_TEST_ASSERT_INT(rte_mempool_get_bulk(pool, objs, 8), 0, "get 8");
+	__atomic_store_n(&idle_phase, 0, __ATOMIC_RELAXED);
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(idle_worker, NULL,
+		worker), "launch on lcore %u: failed", worker);
+	for (k = 0; k < 2; k++) {
+		while (__atomic_load_n(&idle_phase, __ATOMIC_ACQUIRE) !=
+				2 * k + 1)
+			rte_pause();
+		SHEAF_TEST_ASSERT_INT(in_deferred(pool), 4, "in_deferred before");
+		SHEAF_TEST_ASSERT_INT(rte_sheaf_deferred_barrier(pool), 0,
+			"barrier");
+		SHEAF_TEST_ASSERT_INT(in_deferred(pool), 0,
+			k == 0 ? "in_deferred after the first barrier" :
+			"in_deferred after the second barrier");
+		__atomic_store_n(&idle_phase, 2 * k + 2, __ATOMIC_RELEASE);
+	}
+	rte_eal_wait_lcore(worker);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_deferred_barrier(pool), 0, "barrier");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N, "avail");
+	return TEST_SUCCESS;
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_bad_input),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_safety),
@@ -840,6 +902,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_barrier_timeout),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown,
 		test_barrier_foreign_slot),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_barrier_after_take),
 	SHEAF_TEST_CASES_END
 };
 

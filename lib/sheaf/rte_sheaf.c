@@ -259,14 +259,17 @@ rte_sheaf_rcu_attach(struct rte_mempool *mp, struct rte_rcu_qsbr *v)
 static int
 sheaf_deferred_call(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 {
-	struct sheaf_thread *t = sheaf_thread_self();
 	struct sheaf_slot *lc = NULL;
 	int ret;
 
-	/* A busy slot: a signal handler, which shares the socket's sheaf. */
-	if (t->nb_held == 0)
-		sheaf_slot_hold(sp, &lc);
+	/*
+	 * The call counted first: a signal handler inside a call of its
+	 * thread is re-entered (no slot claim, no recovery, no log) and
+	 * shares the socket's sheaf.
+	 */
 	sheaf_call_enter();
+	if (!sheaf_call_reentered())
+		sheaf_slot_hold(sp, &lc);
 	ret = sheaf_deferred_free(sp, lc, objs, n);
 	sheaf_call_leave(sp);
 	if (lc != NULL) {

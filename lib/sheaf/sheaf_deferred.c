@@ -341,14 +341,17 @@ int
 sheaf_deferred_free(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void * const *objs, unsigned int n)
 {
-	bool handler = sheaf_thread_self()->nb_held != 0;
+	const struct sheaf_thread *t = sheaf_thread_self();
+	/* Re-entered (inside the call's brackets): a signal handler. */
+	bool handler = t->depth > 1 || t->nb_held != 0;
 	int k;
 
 	if (lc != NULL)
 		return sheaf_rcu_free_slot(sp, lc, objs, n);
 	/*
-	 * A signal handler whose thread holds a lock waits for none: one
-	 * transaction on the shared sheaf takes them all, or none is freed.
+	 * A signal handler waits for no lock (its thread may hold one, and
+	 * a take-over would log): one transaction on the shared sheaf takes
+	 * them all, or none is freed.
 	 */
 	k = sheaf_rcu_free_shared(sp, sheaf_home_node(sp), objs, n, handler);
 	if (k < 0)

@@ -151,22 +151,31 @@ sheaf_req_bit(unsigned int kind)
 static inline uint32_t
 sheaf_slot_request(struct sheaf_slot *v, unsigned int kind)
 {
-	uint32_t gen;
+	uint32_t gen, bit = sheaf_req_bit(kind);
 
 	/*
-	 * A request of this kind pending (its bit not taken yet): join it,
-	 * storing nothing on the owner's line. Acquire: pairs with the
-	 * release below in the request's maker; the count read is then at
-	 * least its generation, and the owner takes the bit, hence reads
-	 * the count, only after this look: its serve covers this request.
+	 * A request of this kind made and not acknowledged, its bit not
+	 * taken yet: join it, storing nothing on the owner's line. The
+	 * count first, then the bit, then the acknowledgement, each an
+	 * acquire (pairing with the releases of the bit below, of done in
+	 * sheaf_slot_served(), and the count read before them): the owner
+	 * takes the bit after this look, so its take reads a count of at
+	 * least gen and its serve covers this request; a bit that a thief
+	 * or an heir left behind after serving (done caught up with the
+	 * count) is not joined, nor a count whose maker has not set its
+	 * bit yet (the bit seen is then a pending one, whose take reads
+	 * that count too).
 	 */
-	if (__atomic_load_n(&v->gate, __ATOMIC_ACQUIRE) & sheaf_req_bit(kind))
-		return __atomic_load_n(&v->req[kind], __ATOMIC_RELAXED);
+	gen = __atomic_load_n(&v->req[kind], __ATOMIC_ACQUIRE);
+	if ((__atomic_load_n(&v->gate, __ATOMIC_ACQUIRE) & bit) &&
+			(int32_t)(gen - __atomic_load_n(&v->done[kind],
+				__ATOMIC_ACQUIRE)) > 0)
+		return gen;
 	/* Relaxed: published by the release of the bit below. */
 	gen = __atomic_add_fetch(&v->req[kind], 1, __ATOMIC_RELAXED);
 
 	/* Release: the owner that sees the bit sees the count. */
-	__atomic_fetch_or(&v->gate, sheaf_req_bit(kind), __ATOMIC_RELEASE);
+	__atomic_fetch_or(&v->gate, bit, __ATOMIC_RELEASE);
 	return gen;
 }
 

@@ -146,12 +146,33 @@ sheaf_tx_holds(const struct sheaf_txlock *lk)
 	return false;
 }
 
+/* Record lk as the thread's, before it is taken (sheaf_tx_begin()). */
+static void
+sheaf_tx_note_held(struct sheaf_thread *t, const struct sheaf_txlock *lk)
+{
+	uint32_t n = t->nb_held;
+
+	t->held[n] = lk;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->nb_held = n + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->held[n] = lk;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* The innermost recorded lock, no longer taken or never taken. */
+static void
+sheaf_tx_note_freed(struct sheaf_thread *t)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->nb_held--;
+}
+
 int
 sheaf_tx_begin(struct sheaf_tx *tx, struct sheaf_pool *sp,
 	struct sheaf_txlock *lk, enum sheaf_tx_kind kind, bool try)
 {
 	struct sheaf_thread *t = sheaf_thread_self();
-	uint32_t n;
 	int ret;
 
 	if (t->nb_held != 0) {
@@ -171,17 +192,10 @@ sheaf_tx_begin(struct sheaf_tx *tx, struct sheaf_pool *sp,
 	 * tries it: its thread holds a lock). When sheaf_tx_lock() takes lk,
 	 * entry n is lk.
 	 */
-	n = t->nb_held;
-	t->held[n] = lk;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->nb_held = n + 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->held[n] = lk;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	sheaf_tx_note_held(t, lk);
 	ret = sheaf_tx_lock(sp, lk, try);
 	if (ret < 0) {
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->nb_held--;
+		sheaf_tx_note_freed(t);
 		return ret;
 	}
 	tx->sp = sp;
@@ -250,15 +264,23 @@ sheaf_tx_store64(struct sheaf_tx *tx, uint64_t *addr, uint64_t v)
 static int
 sheaf_tx_settle(struct sheaf_pool *sp, struct sheaf_txlock *lk, uint64_t inc)
 {
+	struct sheaf_thread *t = sheaf_thread_self();
 	struct sheaf_tx tx;
-	uint64_t owner = inc;
+	bool taken;
 
-	/* Known dead: no need to wait to look. */
-	if (sheaf_tx_take_over(sp, lk, owner)) {
+	/*
+	 * Known dead: no need to wait to look. The lock recorded as the
+	 * thread's first, as sheaf_tx_begin() does: a signal handler
+	 * arriving while it is taken over must stay off it.
+	 */
+	sheaf_tx_note_held(t, lk);
+	taken = sheaf_tx_take_over(sp, lk, inc);
+	if (taken)
 		/* Release: the next holder sees the rolled-back structure. */
 		__atomic_store_n(&lk->owner, 0, __ATOMIC_RELEASE);
+	sheaf_tx_note_freed(t);
+	if (taken)
 		return 0;
-	}
 	/*
 	 * Acquire: pairs with the release that freed lk (sheaf_tx_end(), or
 	 * the store above in another recoverer): whatever transaction inc
