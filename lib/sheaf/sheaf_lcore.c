@@ -249,7 +249,7 @@ sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 				goto done;
 		} while (sheaf_lcore_get_refill(sp, lc, reentered) != 0);
 		/* A handler does not reclaim: the shared tiers it may lock. */
-		if (reclaimed || !sheaf_reclaim(sp, lc, n - got, true))
+		if (reclaimed || !sheaf_reclaim(sp, lc, n - got))
 			break;
 		reclaimed = true;
 	}

@@ -200,7 +200,7 @@ sheaf_prefill_load(const struct sheaf_prefill_ctx *c, struct sheaf *s,
 
 	/* Beyond s->size: s's until its size is stored below. */
 	got += sheaf_prefill_gather(c, &s->objs[got], min - got, max - got);
-	if (got < min && sheaf_reclaim(c->sp, c->lc, min - got, false))
+	if (got < min && sheaf_reclaim(c->sp, c->lc, min - got))
 		got += sheaf_prefill_gather(c, &s->objs[got], min - got,
 			min - got);
 	if (got < min) {

@@ -288,11 +288,6 @@ struct sheaf_pool {
 	 * Next time (CLOCK_MONOTONIC ns) a membarrier() may run; CAS.
 	 */
 	uint64_t membarrier_after __rte_cache_aligned;
-	/*
-	 * Until then (CLOCK_MONOTONIC ns) a get's reclaim does not wait for
-	 * owners that call the pool (sheaf_reclaim.h); relaxed, a hint.
-	 */
-	uint64_t reclaim_hurried_until;
 
 	/* Counters of callers without a slot; relaxed atomics. */
 	uint64_t shared_stat[RTE_SHEAF_STAT_MAX] __rte_cache_aligned;

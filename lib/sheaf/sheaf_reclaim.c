@@ -81,8 +81,7 @@ sheaf_reclaim_inside(const struct sheaf_pool *sp, const struct sheaf_ask *a)
 }
 
 bool
-sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n,
-	bool hurry)
+sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 {
 	struct sheaf_slot_set want = { { 0 } };
 	uint64_t held, tiers, deadline, cap, now, start;
@@ -112,17 +111,6 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n,
 	 * idle times and an interval.
 	 */
 	start = now = sheaf_clock_ns();
-	/* Relaxed: a hint (sheaf_reclaim.h); a stale one waits or not once. */
-	if (hurry && now < __atomic_load_n(&sp->reclaim_hurried_until,
-			__ATOMIC_RELAXED)) {
-		sheaf_ask_start(&ask, sp, &want, SHEAF_REQ_DRAIN,
-			sheaf_reclaim_drain, NULL);
-		sheaf_ask_poll(&ask);
-		if (ask.moved != 0)
-			sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_REMOTE_TAKE,
-				ask.moved);
-		return sheaf_reclaim_tiers(sp) >= n;
-	}
 	deadline = now + 3 * sp->tun.idle_ns + sp->tun.membarrier_ns;
 	/*
 	 * An asked owner still inside a call was preempted there (it would
@@ -156,9 +144,6 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n,
 	}
 	if (ask.moved != 0)
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_REMOTE_TAKE, ask.moved);
-	if (hurry)
-		__atomic_store_n(&sp->reclaim_hurried_until,
-			sheaf_clock_ns() + sp->tun.idle_ns, __ATOMIC_RELAXED);
 	if (!ok)
 		SHEAF_LOG(DEBUG, "pool %s: lcore %u%s: %u objects wanted, %" PRIu64 " held by %u other lcores not back in %" PRIu64 " us: %u polls, %u idle looks, %u fences (%u refused by the interval), %u owners inside a call",
 			sp->mp->name, rte_lcore_id(),

@@ -22,15 +22,11 @@
  * it runs again; a dead one is drained at once. An lcore that calls the
  * pool is never interrupted.
  *
- * Under sustained pressure, a get does not wait: once a get's reclaim
- * has waited for owners, the gets of the next idle time (1 ms by
- * default) post their requests, serve dead and idle owners' slots in one
- * look, and fail at once if that is not enough; the owners drain at
- * their next call, and the next get finds the objects in the barn. A
- * failing get then costs about a ring's failed dequeue, and at most one
- * get per pool per idle time waits (SLUB, too, only asks the CPUs to
- * flush and falls back at once). Prefill always waits: its caller needs
- * the objects now.
+ * A get does wait for owners that call the pool: DPDK's own tests (the
+ * mbuf refcnt test) allocate the whole pool one object at a time while
+ * another lcore frees each at once, and count on every allocation to
+ * succeed. Failing at once instead (tried: post the requests and fail)
+ * failed them.
  */
 
 #include <stdbool.h>
@@ -39,11 +35,10 @@
 
 /*
  * The caller (slot self, held, or NULL) needs n objects that the shared
- * tiers do not have; hurry: a get, which may skip the wait (above).
- * Returns true when the tiers are worth another look.
+ * tiers do not have. Returns true when the tiers are worth another look.
  */
 bool sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self,
-	unsigned int n, bool hurry);
+	unsigned int n);
 
 /* The drain action of a slot the caller holds: its own, or v asked. */
 unsigned int sheaf_reclaim_drain(struct sheaf_pool *sp, struct sheaf_slot *v,

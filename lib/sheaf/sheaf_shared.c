@@ -260,7 +260,7 @@ sheaf_shared_get(struct sheaf_pool *sp, void **objs, unsigned int n,
 	if (!reentered)
 		sheaf_deferred_reclaim(sp, true);
 	got = sheaf_shared_take(sp, home, objs, n, &undo);
-	if (got < n && !reentered && sheaf_reclaim(sp, NULL, n - got, true))
+	if (got < n && !reentered && sheaf_reclaim(sp, NULL, n - got))
 		got += sheaf_shared_take(sp, home, objs + got, n - got,
 			&undo);
 	if (got == n) {
