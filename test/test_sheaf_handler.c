@@ -222,14 +222,30 @@ test_get_large_holding_depot(void)
 
 /*
  * A put of depot 0's objects while the thread holds depot 0, more than
- * the barn's empty sheaves take: parked, freed by the thread's next call
- * once the lock is let go; none lost.
+ * the barn's empty sheaves take (4 x CAPACITY): parked in a record of the
+ * pool, freed by the thread's next call once the lock is let go; none
+ * lost, the record free again.
  */
+#define PARK_N (4 * CAPACITY + 16)
+
+/* No park record of mp held by anyone, none holding objects. */
+static int
+check_records_free(const struct rte_mempool *mp)
+{
+	const struct sheaf_pool *sp = sheaf_pool_of(mp);
+	unsigned int i;
+
+	for (i = 0; i < SHEAF_PARK_RECS; i++) {
+		SHEAF_TEST_ASSERT_INT(sp->park[i].owner, 0, "record owner");
+		SHEAF_TEST_ASSERT_INT(sp->park[i].n, 0, "record objects");
+	}
+	return TEST_SUCCESS;
+}
+
 static int
 test_park_holding_depot(void)
 {
 	struct sheaf_pool *sp = sheaf_pool_of(pool);
-	unsigned int n = 4 * CAPACITY + 16;
 	struct sheaf_tx tx;
 
 	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, objs, 512),
@@ -239,18 +255,88 @@ test_park_holding_depot(void)
 		SHEAF_TX_shared_give, false), "depot begin");
 	alarm(HANG_S);
 	sheaf_call_enter();
-	nb_objs -= n;
-	sheaf_shared_put(sp, objs + nb_objs, n);
+	nb_objs -= PARK_N;
+	sheaf_shared_put(sp, objs + nb_objs, PARK_N);
 	sheaf_call_leave(sp);
 	alarm(0);
 	sheaf_tx_end(&tx);
 	/* The outer call's end: what was parked goes to the slabs. */
 	RTE_TEST_ASSERT(rte_sheaf_flush_lcore(pool) >= 0, "flush lcore");
+	SHEAF_TEST_CHECK(check_records_free(pool));
 	return check_whole();
+}
+
+/*
+ * One handler parks objects of two pools, the thread holding depot 0 of
+ * both: each pool's are parked, none lost (a park on the thread that
+ * held one pool's objects refused the other's).
+ */
+static int
+test_park_two_pools(void)
+{
+	static const struct rte_sheaf_config cfg = {
+		.capacity = CAPACITY, .barn_max_full = 1, .barn_max_empty = 4,
+	};
+	struct sheaf_pool *sp = sheaf_pool_of(pool), *sp2;
+	static void *objs2[512];
+	struct rte_sheaf_stats st;
+	struct rte_mempool *pool2;
+	struct sheaf_tx tx, tx2;
+	unsigned int n2 = 512;
+	int ret = TEST_FAILED;
+
+	pool2 = rte_sheaf_pool_create("handler2", POOL_N, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool2, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	sp2 = sheaf_pool_of(pool2);
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, objs, 512),
+		"get 512");
+	nb_objs = 512;
+	if (rte_mempool_get_bulk(pool2, objs2, n2) != 0) {
+		printf("    FAILED: get 512 from the second pool\n");
+		goto out;
+	}
+	RTE_TEST_ASSERT_SUCCESS(sheaf_depot_begin(&tx, sp, 0,
+		SHEAF_TX_shared_give, false), "depot begin");
+	RTE_TEST_ASSERT_SUCCESS(sheaf_depot_begin(&tx2, sp2, 0,
+		SHEAF_TX_shared_give, false), "second depot begin");
+	alarm(HANG_S);
+	sheaf_call_enter();
+	nb_objs -= PARK_N;
+	sheaf_shared_put(sp, objs + nb_objs, PARK_N);
+	n2 -= PARK_N;
+	sheaf_shared_put(sp2, objs2 + n2, PARK_N);
+	sheaf_call_leave(sp);
+	alarm(0);
+	sheaf_tx_end(&tx2);
+	sheaf_tx_end(&tx);
+	RTE_TEST_ASSERT(rte_sheaf_flush_lcore(pool) >= 0, "flush lcore");
+	RTE_TEST_ASSERT(rte_sheaf_flush_lcore(pool2) >= 0, "flush lcore 2");
+	rte_mempool_put_bulk(pool2, objs2, n2);
+	n2 = 0;
+	if (check_records_free(pool2) != TEST_SUCCESS ||
+			rte_sheaf_stats_get(pool2, &st) != 0)
+		goto out;
+	if (st.count[RTE_SHEAF_STAT_LOST] != 0) {
+		printf("    FAILED: second pool: %" PRIu64 " objects lost\n",
+			st.count[RTE_SHEAF_STAT_LOST]);
+		goto out;
+	}
+	if (sheaf_test_check_placement(pool2, 0) != TEST_SUCCESS ||
+			check_records_free(pool) != TEST_SUCCESS)
+		goto out;
+	ret = check_whole();
+out:
+	if (n2 != 0)
+		rte_mempool_put_bulk(pool2, objs2, n2);
+	rte_mempool_free(pool2);
+	return ret;
 }
 
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_park_holding_depot),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_park_two_pools),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_put_spill_holding_depot),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_put_spill_holding_barn),
 	SHEAF_TEST_CASE_ST(setup, teardown,

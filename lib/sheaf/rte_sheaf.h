@@ -503,7 +503,7 @@ const char *rte_sheaf_stat_name(enum rte_sheaf_stat id);
  *
  * Print a pool's configuration, object placement and statistics, then a
  * line for each lcore slot owned by a process or holding objects: its
- * owner's pid and the objects in its main and spare sheaves and stash.
+ * owner's pid and the objects in its main, spare and deferred sheaves.
  *
  * MT-safe.
  * Lcore: any thread.

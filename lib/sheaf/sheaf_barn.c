@@ -208,29 +208,8 @@ unsigned int
 sheaf_barn_transit_flush(struct sheaf_pool *sp, struct sheaf *s,
 	unsigned int *bad)
 {
-	unsigned int run, refused, n = 0;
-	struct sheaf_tx tx;
-	uint32_t d;
-
-	while (s->size != 0) {
-		run = sheaf_slab_depot_run(sp, s->objs, s->size, &d);
-		if (d == SHEAF_SLAB_NONE) {
-			sheaf_slab_log_foreign(sp, &s->objs[s->size - run], run);
-			*bad += run;
-			/* In transit, the caller's alone: a single store. */
-			__atomic_store_n(&s->size, s->size - run,
-				__ATOMIC_RELAXED);
-			continue;
-		}
-		if (sheaf_depot_begin(&tx, sp, d, SHEAF_TX_transit_flush, false) < 0)
-			break;
-		refused = sheaf_depot_put(&tx, d, &s->objs[s->size - run], run);
-		sheaf_tx_store32(&tx, &s->size, s->size - run);
-		sheaf_tx_end(&tx);
-		*bad += refused;
-		n += run - refused;
-	}
-	return n;
+	return sheaf_depot_flush_counted(sp, s->objs, &s->size,
+		SHEAF_TX_transit_flush, bad);
 }
 
 /* Move a full sheaf of barn b into transit: the entry, or -1. */

@@ -42,6 +42,7 @@
 	X("prefill.load")       /* prefill: objects in place, size not */ \
 	X("prefill.give")       /* prefill: size lowered, objects not given */ \
 	X("prefill.grow")       /* prefill: old sheaf emptied, new not set */ \
-	X("lend.claimed")       /* a dead borrower's sheaf claimed, not back */
+	X("lend.claimed")       /* a dead borrower's sheaf claimed, not back */ \
+	X("park.emptied")       /* a park record emptied, not freed */
 
 #endif /* _SHEAF_KILL_H_ */

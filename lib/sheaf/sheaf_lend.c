@@ -11,6 +11,7 @@
 
 #include "sheaf_barn.h"
 #include "sheaf_lend.h"
+#include "sheaf_slab.h"
 
 /* Reclaim looks for dead borrowers at most this often per pool. */
 #define SHEAF_LEND_LOOK_NS 10000000u
@@ -61,23 +62,32 @@ sheaf_lend_dead(struct sheaf_pool *sp, struct sheaf_lend_look *l, uint64_t h)
 }
 
 /*
- * Take sheaf s from its dead borrower h, whose transactions are undone:
- * true if the caller now holds it (another recoverer may have been
- * first, or the undone transaction took s back).
+ * Take what owner word *w names dead process h the holder of, h's
+ * transactions undone: true if the caller now holds it (another
+ * recoverer may have been first, or an undone transaction cleared it).
  */
 static bool
-sheaf_lend_take(struct sheaf *s, uint64_t h)
+sheaf_lend_claim(uint64_t *w, uint64_t h)
 {
 	/*
-	 * Acquire, and the fence: the dead borrower's plain stores to s (its
-	 * size, objs[]) are ordered before its death is seen through /proc
-	 * by the kernel's exit path, as for a dead transaction's journal
-	 * (sheaf_tx.h).
+	 * Acquire, and the fence: the dead holder's plain stores (a sheaf's
+	 * size and objs[], a park record's) are ordered before its death is
+	 * seen through /proc by the kernel's exit path, as for a dead
+	 * transaction's journal (sheaf_tx.h).
 	 */
-	if (!__atomic_compare_exchange_n(&s->holder, &h, sheaf_self, 0,
+	if (!__atomic_compare_exchange_n(w, &h, sheaf_self, 0,
 			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return false;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return true;
+}
+
+/* Take sheaf s from its dead borrower h: see sheaf_lend_claim(). */
+static bool
+sheaf_lend_take(struct sheaf *s, uint64_t h)
+{
+	if (!sheaf_lend_claim(&s->holder, h))
+		return false;
 	SHEAF_KILL("lend.claimed");
 	/* Its handles die with it: refused if anyone kept a copy. */
 	s->lent_to = NULL;
@@ -85,18 +95,28 @@ sheaf_lend_take(struct sheaf *s, uint64_t h)
 }
 
 void
-sheaf_lend_note(struct sheaf_pool *sp)
+sheaf_lend_note_word(uint64_t *w)
 {
 	/* Relaxed: a hint for sheaf_lend_recover(), sticky once many. */
-	uint64_t o = __atomic_load_n(&sp->lender, __ATOMIC_RELAXED);
+	uint64_t o = __atomic_load_n(w, __ATOMIC_RELAXED);
 
 	if (o == sheaf_self || o == UINT64_MAX)
 		return;
-	if (o == 0 && __atomic_compare_exchange_n(&sp->lender, &o, sheaf_self,
+	if (o == 0 && __atomic_compare_exchange_n(w, &o, sheaf_self,
 			0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;
 	if (o != sheaf_self)
-		__atomic_store_n(&sp->lender, UINT64_MAX, __ATOMIC_RELAXED);
+		__atomic_store_n(w, UINT64_MAX, __ATOMIC_RELAXED);
+}
+
+/* Whether a process other than the caller's is noted in hint word *w. */
+static bool
+sheaf_lend_noted_other(const uint64_t *w)
+{
+	/* Relaxed: see sheaf_lend_note_word(). */
+	uint64_t o = __atomic_load_n(w, __ATOMIC_RELAXED);
+
+	return o != 0 && o != sheaf_self;
 }
 
 /* In a transaction on barn 0: s off the list at head, counted by nb. */
@@ -292,16 +312,68 @@ sheaf_lend_recover_list(struct sheaf_pool *sp, struct sheaf_lend_look *l,
 }
 
 unsigned int
+sheaf_park_drain(struct sheaf_pool *sp, struct sheaf_park *r,
+	unsigned int *bad)
+{
+	unsigned int n;
+
+	/*
+	 * The caller holds the record and no lock: each depot transaction
+	 * waits for its lock, none fails, so the record empties.
+	 */
+	n = sheaf_depot_flush_counted(sp, r->objs, &r->n, SHEAF_TX_unpark,
+		bad);
+	SHEAF_KILL("park.emptied");
+	/*
+	 * Release: pairs with the next claimer's acquire (sheaf_park_claim(),
+	 * sheaf_shared.c);
+	 * the count's last store, 0, before. A record not emptied stays held.
+	 */
+	if (__atomic_load_n(&r->n, __ATOMIC_RELAXED) == 0)
+		__atomic_store_n(&r->owner, 0, __ATOMIC_RELEASE);
+	return n;
+}
+
+/*
+ * Park records of dead processes (sheaf_shared.h): their objects to the
+ * slabs, the record freed. A recoverer that dies meanwhile holds the
+ * record (noted as a parker first), recovered in turn.
+ */
+static unsigned int
+sheaf_lend_recover_park(struct sheaf_pool *sp, struct sheaf_lend_look *l,
+	unsigned int *recs, unsigned int *bad)
+{
+	struct sheaf_park *r;
+	unsigned int n = 0;
+	uint32_t i;
+	uint64_t h;
+
+	for (i = 0; i < SHEAF_PARK_RECS; i++) {
+		r = &sp->park[i];
+		/* Relaxed: a hint; the CAS decides. */
+		h = __atomic_load_n(&r->owner, __ATOMIC_RELAXED);
+		if (h == 0 || h == sheaf_self || !sheaf_lend_dead(sp, l, h))
+			continue;
+		sheaf_lend_note_word(&sp->parker);
+		if (!sheaf_lend_claim(&r->owner, h))
+			continue;
+		n += sheaf_park_drain(sp, r, bad);
+		(*recs)++;
+	}
+	return n;
+}
+
+unsigned int
 sheaf_lend_recover(struct sheaf_pool *sp, uint32_t b, bool force)
 {
 	struct sheaf_lend_look l = { .n = 0 };
-	unsigned int sheaves = 0, bad = 0, n;
-	uint64_t now, after, o;
+	unsigned int sheaves = 0, recs = 0, bad = 0, n = 0, np = 0;
+	bool lend = sheaf_lend_noted_other(&sp->lender);
+	bool park = sheaf_lend_noted_other(&sp->parker);
+	uint64_t now, after;
 
-	/* Relaxed: see sheaf_lend_note(). */
-	o = __atomic_load_n(&sp->lender, __ATOMIC_RELAXED);
 	/* A signal handler whose thread holds a lock would wait forever. */
-	if (o == 0 || o == sheaf_self || sheaf_thread_self()->nb_held != 0)
+	if ((!lend && !park) || sheaf_thread_self()->nb_held != 0)
 		return 0;
 	if (!force) {
 		now = sheaf_clock_ns();
@@ -313,16 +385,25 @@ sheaf_lend_recover(struct sheaf_pool *sp, uint32_t b, bool force)
 				__ATOMIC_RELAXED))
 			return 0;
 	}
-	n = sheaf_lend_recover_arena(sp, b, &l, &sheaves);
-	n += sheaf_lend_recover_list(sp, &l, &sheaves, &bad);
+	if (lend) {
+		n = sheaf_lend_recover_arena(sp, b, &l, &sheaves);
+		n += sheaf_lend_recover_list(sp, &l, &sheaves, &bad);
+	}
+	if (park)
+		np = sheaf_lend_recover_park(sp, &l, &recs, &bad);
 	if (bad != 0)
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, bad);
-	if (sheaves == 0)
-		return 0;
-	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_RECOVER, sheaves);
-	SHEAF_LOG(NOTICE, "pool %s: %u objects taken back from %u prefill sheaves of dead processes",
-		sp->mp->name, n, sheaves);
-	return n;
+	if (sheaves != 0) {
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_RECOVER, sheaves);
+		SHEAF_LOG(NOTICE, "pool %s: %u objects taken back from %u prefill sheaves of dead processes",
+			sp->mp->name, n, sheaves);
+	}
+	if (recs != 0) {
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_RECOVER, recs);
+		SHEAF_LOG(NOTICE, "pool %s: %u objects taken back from %u park records of dead processes",
+			sp->mp->name, np, recs);
+	}
+	return n + np;
 }
 
 uint32_t

@@ -42,10 +42,19 @@
 #include "sheaf_tx.h"
 
 /*
- * Note the caller's process as a borrower of sp: a hint that lets a pool
- * only one process borrows from skip looking for dead borrowers.
+ * Note the caller's process in hint word *w (0: nobody yet, an
+ * incarnation: that process only, UINT64_MAX: several): a pool only the
+ * caller's process borrows from (sp->lender) or parks in (sp->parker)
+ * skips looking for dead borrowers or parkers. Signal-safe.
  */
-void sheaf_lend_note(struct sheaf_pool *sp);
+void sheaf_lend_note_word(uint64_t *w);
+
+/* Note the caller's process as a borrower of sp. */
+static inline void
+sheaf_lend_note(struct sheaf_pool *sp)
+{
+	sheaf_lend_note_word(&sp->lender);
+}
 
 /* In the transaction that takes arena sheaf s out: the caller holds it. */
 static inline void
@@ -79,11 +88,22 @@ void sheaf_lend_release(struct sheaf_pool *sp);
 
 /*
  * Take back the sheaves of dead borrowers: arena sheaves whole onto barn
- * b, oversize sheaves' objects to the slabs. Only when a process other
- * than the caller's ever borrowed; unless force, at most every 10 ms per
- * pool. Returns the objects taken back. Not from a signal handler.
+ * b, oversize sheaves' objects to the slabs; and the park records of dead
+ * processes (sheaf_shared.h): their objects to the slabs. Each only when
+ * a process other than the caller's ever borrowed, or parked; unless
+ * force, at most every 10 ms per pool. Returns the objects taken back.
+ * Not from a signal handler whose thread holds a lock.
  */
 unsigned int sheaf_lend_recover(struct sheaf_pool *sp, uint32_t b, bool force);
+
+/*
+ * Give the objects of park record r (sheaf_shared.h), held by the
+ * caller's process (its thread's, or taken from a dead process), to the
+ * slabs, then free the record. Not under a lock. Returns the objects
+ * moved; *bad (added to) counts pointers refused.
+ */
+unsigned int sheaf_park_drain(struct sheaf_pool *sp, struct sheaf_park *r,
+	unsigned int *bad);
 
 /* Sheaves lent (held by a borrower); racy, exact when quiet. */
 uint32_t sheaf_lend_count(const struct sheaf_pool *sp);

@@ -26,10 +26,11 @@
  * Processes sharing a pool must share a PID namespace.
  *
  * Thread state (TLS): how deep this thread is in pool calls (a signal
- * handler re-entering makes it 2), which lock it holds (at most one at a
- * time), and a stash where a re-entrant free parks objects that can reach
- * no tier without that lock. A handler therefore never waits on a lock
- * its own thread holds.
+ * handler re-entering makes it 2), which locks it holds (its call's, and
+ * its handlers'), and the park records (in the pools' shared memory,
+ * sheaf_shared.h) it holds, where a re-entrant free parks objects that
+ * can reach no tier without its thread's lock. A handler therefore never
+ * waits on a lock its own thread holds.
  */
 
 #include <stdbool.h>
@@ -95,20 +96,23 @@ uint32_t sheaf_proc_mb_registered(void);
  */
 int sheaf_proc_membarrier(bool global);
 
-/* Objects a re-entrant free may park on its thread (see sheaf_proc.c). */
-#define SHEAF_STASH_OBJS 64
-
 /* Locks a thread may hold at once: its call's, and its handlers'. */
 #define SHEAF_HELD_MAX 4
+
+/* Park records a thread may hold at once (pools, or full records). */
+#define SHEAF_PARK_HELD 4
 
 /* The calling thread's pool state. */
 struct sheaf_thread {
 	uint32_t depth;                 /* out-of-line pool calls running */
 	uint32_t nb_held;               /* locks held, innermost last */
 	const struct sheaf_txlock *held[SHEAF_HELD_MAX];
-	uint32_t nb_stash;              /* objects in stash */
-	struct sheaf_pool *stash_pool;  /* pool the stash belongs to */
-	void *stash[SHEAF_STASH_OBJS];
+	/*
+	 * Park records this thread holds: the record's address, 0 for none;
+	 * bit 0 set while a park fills it (sheaf_shared.c). Atomics against
+	 * this thread's handlers.
+	 */
+	uintptr_t park[SHEAF_PARK_HELD];
 	/*
 	 * Objects a re-entered call counted lost (RTE_SHEAF_STAT_LOST),
 	 * to be logged by the outermost call (a handler may not log);

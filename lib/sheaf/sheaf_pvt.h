@@ -22,8 +22,8 @@
  *
  * Every object is in exactly one place: free in a slab, in a sheaf (a
  * slot's main, spare or deferred sheaf, a barn's full sheaf or FIFO entry,
- * a sheaf in transit), in the deferred fallback queue, or in the user's
- * hands (a borrowed prefill sheaf included).
+ * a sheaf in transit), in the deferred fallback queue, in a park record,
+ * or in the user's hands (a borrowed prefill sheaf included).
  *
  * Two kinds of writes move objects between places, and a process may die
  * between any two instructions of either:
@@ -254,6 +254,31 @@ struct sheaf_slot {
 	uint32_t pad1;
 } __rte_cache_aligned;
 
+/*
+ * Park records (sheaf_shared.h): objects a signal handler could give to
+ * no tier (its thread held their depot's lock), until its thread's
+ * outermost call, or the recovery of its process, gives them back.
+ */
+#define SHEAF_PARK_RECS 16
+#define SHEAF_PARK_OBJS 64
+
+struct sheaf_park {
+	/*
+	 * Incarnation of the process whose thread holds the record (or of
+	 * its recoverer), 0 when free: claimed by CAS (acquire), freed by a
+	 * release store once n is 0.
+	 */
+	uint64_t owner;
+	/*
+	 * Objects in objs[]: raised by the holding thread once they are
+	 * copied in; lowered only in the depot transactions that give them
+	 * to the slabs (journaled).
+	 */
+	uint32_t n;
+	uint32_t pad;
+	void *objs[SHEAF_PARK_OBJS];
+};
+
 /* Per-pool settings resolved from struct rte_sheaf_config. */
 struct sheaf_tunables {
 	uint64_t idle_ns;         /* no call for this long: idle */
@@ -310,6 +335,12 @@ struct sheaf_pool {
 	 * fixed; published with a release store (sheaf_deferred.h).
 	 */
 	struct rte_rcu_qsbr *qsbr;
+	/*
+	 * Park records, and the only process that ever claimed one (0:
+	 * none yet, UINT64_MAX: several), a relaxed hint as lender is.
+	 */
+	uint64_t parker;
+	struct sheaf_park park[SHEAF_PARK_RECS];
 
 	struct sheaf_slot slot[RTE_MAX_LCORE];
 };

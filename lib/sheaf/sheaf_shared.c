@@ -12,6 +12,7 @@
 
 #include "sheaf_barn.h"
 #include "sheaf_deferred.h"
+#include "sheaf_lend.h"
 #include "sheaf_proc.h"
 #include "sheaf_reclaim.h"
 #include "sheaf_shared.h"
@@ -113,32 +114,147 @@ sheaf_shared_take(struct sheaf_pool *sp, uint32_t home, void **objs,
 }
 
 /*
- * Park up to n objects on the thread: signal-safe against a handler that
- * parks meanwhile (a slot is reserved by compare-and-swap, then filled).
- * Returns the objects parked.
+ * Park records (sheaf_shared.h). A thread reaches the records it holds
+ * through its TLS table (struct sheaf_thread's park[]) only: an entry is
+ * a record's address, bit 0 set while a park of this thread fills it. A
+ * park runs on the thread's own frames only (a handler, or a handler of
+ * a handler), so the table and a held record's count change under
+ * nothing but signal fences and atomics against this thread's handlers.
+ */
+#define SHEAF_PARK_FILLING ((uintptr_t)1)
+
+static inline struct sheaf_park *
+sheaf_park_rec(uintptr_t e)
+{
+	return (struct sheaf_park *)(e & ~SHEAF_PARK_FILLING);
+}
+
+/* Whether TLS entry e names a record of sp. */
+static inline bool
+sheaf_park_of(const struct sheaf_pool *sp, uintptr_t e)
+{
+	const struct sheaf_park *r = sheaf_park_rec(e);
+
+	return e != 0 && r >= sp->park && r < sp->park + SHEAF_PARK_RECS;
+}
+
+/* A free record of sp, claimed for the caller's process; NULL if none. */
+static struct sheaf_park *
+sheaf_park_claim(struct sheaf_pool *sp)
+{
+	struct sheaf_park *r;
+	uint64_t o;
+	uint32_t i;
+
+	/* Noted before the claim: a dead claimer is never unknown. */
+	sheaf_lend_note_word(&sp->parker);
+	for (i = 0; i < SHEAF_PARK_RECS; i++) {
+		r = &sp->park[i];
+		o = 0;
+		/*
+		 * Acquire: pairs with the release store that freed the record
+		 * (sheaf_park_drain()): its count's last store, 0, before.
+		 */
+		if (__atomic_load_n(&r->owner, __ATOMIC_RELAXED) == 0 &&
+				__atomic_compare_exchange_n(&r->owner, &o,
+					sheaf_self, 0, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED))
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * A record of sp with room, for a park of this thread: the TLS entry
+ * holding it, marked filling (a handler of this park's frame then keeps
+ * off it and takes another); -1 if none (no free entry or record).
+ */
+static int
+sheaf_park_open(struct sheaf_thread *t, struct sheaf_pool *sp)
+{
+	struct sheaf_park *r = NULL;
+	uintptr_t e;
+	int i;
+
+	/* Relaxed atomics on the table: this thread's own, vs handlers. */
+	for (i = 0; i < SHEAF_PARK_HELD; i++) {
+		e = __atomic_load_n(&t->park[i], __ATOMIC_RELAXED);
+		if (!sheaf_park_of(sp, e) || (e & SHEAF_PARK_FILLING) != 0)
+			continue;
+		/* A copy of the table in a fork()ed child: its parent's. */
+		if (__atomic_load_n(&sheaf_park_rec(e)->owner,
+				__ATOMIC_RELAXED) != sheaf_self) {
+			__atomic_compare_exchange_n(&t->park[i], &e, 0, 0,
+				__ATOMIC_RELAXED, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (__atomic_load_n(&sheaf_park_rec(e)->n, __ATOMIC_RELAXED) <
+				SHEAF_PARK_OBJS &&
+				__atomic_compare_exchange_n(&t->park[i], &e,
+					e | SHEAF_PARK_FILLING, 0,
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return i;
+	}
+	for (i = 0; i < SHEAF_PARK_HELD; i++) {
+		e = 0;
+		if (__atomic_load_n(&t->park[i], __ATOMIC_RELAXED) != 0)
+			continue;
+		if (r == NULL && (r = sheaf_park_claim(sp)) == NULL)
+			return -1;
+		/*
+		 * A death from the claim on leaves an empty record held by a
+		 * dead process: the recovery frees it.
+		 */
+		if (__atomic_compare_exchange_n(&t->park[i], &e,
+				(uintptr_t)r | SHEAF_PARK_FILLING, 0,
+				__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return i;
+	}
+	if (r != NULL)
+		/* Release: pairs with the next claimer's acquire; n is 0. */
+		__atomic_store_n(&r->owner, 0, __ATOMIC_RELEASE);
+	return -1;
+}
+
+/*
+ * Park up to n objects in a record of sp that this thread holds: copied
+ * in beyond its count, then the count raised, so the count never names
+ * an object not in place (a death between: the copy is lost with the
+ * process, the objects being its call's). Returns the objects parked.
  */
 static unsigned int
-sheaf_shared_stash(struct sheaf_thread *t, struct sheaf_pool *sp,
+sheaf_park_fill(struct sheaf_thread *t, struct sheaf_pool *sp,
 	void * const *objs, unsigned int n)
 {
+	struct sheaf_park *r;
 	uint32_t at, k;
+	int i;
 
-	if (t->nb_stash != 0 && t->stash_pool != sp)
-		return 0; /* the stash is another pool's: no room */
-	t->stash_pool = sp;
-	do {
-		at = t->nb_stash;
-		k = RTE_MIN(n, SHEAF_STASH_OBJS - at);
-	} while (k != 0 && !__atomic_compare_exchange_n(&t->nb_stash, &at,
-		at + k, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-	memcpy(&t->stash[at], objs, k * sizeof(void *));
+	i = sheaf_park_open(t, sp);
+	if (i < 0)
+		return 0;
+	r = sheaf_park_rec(__atomic_load_n(&t->park[i], __ATOMIC_RELAXED));
+	/* Only this frame changes n now (the entry is marked filling). */
+	at = __atomic_load_n(&r->n, __ATOMIC_RELAXED);
+	k = RTE_MIN(n, SHEAF_PARK_OBJS - at);
+	memcpy(&r->objs[at], objs, k * sizeof(void *));
+	/*
+	 * Release: the objects before the count. Its pairs: the recoverer's
+	 * acquire fence once this process is dead (sheaf_lend_claim(): the
+	 * kernel orders a dead process's stores before /proc shows the
+	 * death), and this thread's own outermost call, in program order.
+	 */
+	__atomic_store_n(&r->n, at + k, __ATOMIC_RELEASE);
+	/* Unmarked after the count (same thread: a signal fence). */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&t->park[i], (uintptr_t)r, __ATOMIC_RELAXED);
 	return k;
 }
 
 /*
  * Objects of a depot this thread holds (a signal handler): into empty
- * barn sheaves, else parked on the thread. Returns the objects lost (no
- * room anywhere), logged and counted.
+ * barn sheaves, else parked in records of the pool. Returns the objects
+ * lost (no room anywhere), counted, logged by the outermost call.
  */
 static unsigned int
 sheaf_shared_park(struct sheaf_pool *sp, void * const *objs, unsigned int n)
@@ -156,13 +272,17 @@ sheaf_shared_park(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 		objs += k;
 		n -= k;
 	}
-	k = sheaf_shared_stash(t, sp, objs, n);
-	if (n > k) {
-		/* Counted now, logged by the outermost call (no log here). */
-		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_LOST, n - k);
-		__atomic_fetch_add(&t->lost_unlogged, n - k, __ATOMIC_RELAXED);
+	/* A full record: another, while the thread has an entry free. */
+	while (n > 0 && (k = sheaf_park_fill(t, sp, objs, n)) != 0) {
+		objs += k;
+		n -= k;
 	}
-	return n - k;
+	if (n > 0) {
+		/* Counted now, logged by the outermost call (no log here). */
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_LOST, n);
+		__atomic_fetch_add(&t->lost_unlogged, n, __ATOMIC_RELAXED);
+	}
+	return n;
 }
 
 /* A run of depot d to its slabs; parked when the thread holds d. */
@@ -190,31 +310,56 @@ sheaf_shared_give(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 	return bad;
 }
 
-/* Free what signal handlers parked on this thread. */
+/*
+ * Free what signal handlers parked in records of sp from this thread:
+ * the outermost call only (depth 1, no lock held).
+ *
+ * A handler may park while this runs (during an unpark transaction this
+ * thread holds that depot's lock); taking objects from the end of a
+ * record while a handler appends to it would lower the count over the
+ * handler's objects. So each record is first taken out of the thread's
+ * table (one CAS against the handlers, none of which is filling it: a
+ * park runs to its end before this frame goes on). A handler reaches a
+ * record only through the table: from then on no park writes it, its
+ * count falls only by the unpark transactions below, and a count of 0
+ * read after the last one stays 0, so freeing the record then loses
+ * nothing. A handler that parks meanwhile claims another record, into
+ * the table: looked at by the next pass, until none of sp's is left.
+ * A death anywhere leaves each object in the record (held by this
+ * process, recovered once it is dead) or in a slab.
+ */
 static void
-sheaf_shared_unstash(struct sheaf_thread *t, struct sheaf_pool *sp)
+sheaf_park_unstash(struct sheaf_thread *t, struct sheaf_pool *sp)
 {
-	void *tmp[SHEAF_STASH_OBJS];
-	uint32_t k;
-	unsigned int bad;
+	unsigned int bad = 0;
+	struct sheaf_park *r;
+	bool again = true;
+	uintptr_t e;
+	int i;
 
-	/*
-	 * The outermost call only (depth 1, no lock): a handler may park
-	 * more meanwhile, never take, so the count only grows until the
-	 * compare-and-swap below takes what was copied.
-	 */
-	if (t->depth != 1 || t->nb_held != 0 || t->stash_pool != sp)
+	if (t->depth != 1 || t->nb_held != 0)
 		return;
-	while ((k = t->nb_stash) != 0) {
-		memcpy(tmp, t->stash, k * sizeof(void *));
-		if (!__atomic_compare_exchange_n(&t->nb_stash, &k, 0, 0,
-				__ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			continue;
-		bad = sheaf_shared_give(sp, tmp, k);
-		if (bad != 0)
-			sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID,
-				bad);
+	while (again) {
+		again = false;
+		for (i = 0; i < SHEAF_PARK_HELD; i++) {
+			/* Relaxed: this thread's table, vs its handlers. */
+			e = __atomic_load_n(&t->park[i], __ATOMIC_RELAXED);
+			if (!sheaf_park_of(sp, e) ||
+					!__atomic_compare_exchange_n(&t->park[i],
+						&e, 0, 0, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+				continue;
+			again = true;
+			r = sheaf_park_rec(e);
+			/* A copy of the table in a fork()ed child: not ours. */
+			if (__atomic_load_n(&r->owner, __ATOMIC_RELAXED) !=
+					sheaf_self)
+				continue;
+			sheaf_park_drain(sp, r, &bad);
+		}
 	}
+	if (bad != 0)
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, bad);
 }
 
 /* Log what re-entered calls of this thread lost: the outermost only. */
@@ -237,8 +382,9 @@ sheaf_call_leave(struct sheaf_pool *sp)
 {
 	struct sheaf_thread *t = sheaf_thread_self();
 
-	if (unlikely(t->nb_stash != 0))
-		sheaf_shared_unstash(t, sp);
+	RTE_BUILD_BUG_ON(SHEAF_PARK_HELD != 4);
+	if (unlikely((t->park[0] | t->park[1] | t->park[2] | t->park[3]) != 0))
+		sheaf_park_unstash(t, sp);
 	if (unlikely(t->lost_unlogged != 0))
 		sheaf_shared_log_lost(t);
 	t->depth--;

@@ -13,11 +13,24 @@
  * time.
  *
  * A signal handler never waits on a lock its own thread holds
- * (sheaf_tx_begin() refuses it): a get skips that tier, and fails if no
- * other has enough; a put whose objects belong to a depot its thread
- * holds puts them into an empty barn sheaf, or parks them on the thread
- * (struct sheaf_thread's stash) until the interrupted call has let go of
- * its lock, which then frees them (sheaf_shared_unstash()).
+ * (sheaf_tx_begin() refuses it, and only tries the others): a get skips
+ * that tier, and fails if no other has enough; a put whose objects belong
+ * to a depot it cannot lock puts them into empty barn sheaves, else parks
+ * them in a park record of the pool (struct sheaf_park, in the pool's
+ * shared memory) until the thread's outermost call has let go of its
+ * lock, which then gives them to the slabs; no room in either: counted
+ * lost (RTE_SHEAF_STAT_LOST), logged by the outermost call.
+ *
+ * Park records. A thread claims a free record by CAS of its owner word
+ * (0 to its process's incarnation), keeps it in its TLS table (struct
+ * sheaf_thread's park[]), and its handlers park there again: objects
+ * copied in beyond the count, then the count raised. Its outermost call
+ * takes the record out of the table, gives the objects to the slabs from
+ * the end in depot transactions that also lower the count (journaled),
+ * and frees the record once the count is 0. A process that dies holding
+ * a record leaves each object either there or in a slab: the recovery of
+ * dead processes (sheaf_lend_recover(), in reclaim and flush) takes the
+ * record by CAS of its owner and empties it the same way.
  */
 
 #include <stdbool.h>
@@ -58,7 +71,8 @@ void sheaf_shared_put(struct sheaf_pool *sp, void * const *objs,
 /*
  * Brackets of every out-of-line call: the thread's call depth (a signal
  * handler's calls are deeper), and on leaving the outermost call, what
- * handlers parked on the thread meanwhile goes to the slabs.
+ * handlers of the thread parked meanwhile in records of the pool goes to
+ * the slabs.
  */
 static inline void
 sheaf_call_enter(void)

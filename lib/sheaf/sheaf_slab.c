@@ -209,6 +209,34 @@ sheaf_slab_each_run(struct sheaf_pool *sp, void * const *objs, unsigned int n,
 	return sum;
 }
 
+unsigned int
+sheaf_depot_flush_counted(struct sheaf_pool *sp, void * const *objs,
+	uint32_t *size, enum sheaf_tx_kind kind, unsigned int *bad)
+{
+	unsigned int run, refused, n = 0;
+	struct sheaf_tx tx;
+	uint32_t d;
+
+	while (*size != 0) {
+		run = sheaf_slab_depot_run(sp, objs, *size, &d);
+		if (d == SHEAF_SLAB_NONE) {
+			sheaf_slab_log_foreign(sp, &objs[*size - run], run);
+			*bad += run;
+			/* The caller's alone: a single store. */
+			__atomic_store_n(size, *size - run, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (sheaf_depot_begin(&tx, sp, d, kind, false) < 0)
+			break;
+		refused = sheaf_depot_put(&tx, d, &objs[*size - run], run);
+		sheaf_tx_store32(&tx, size, *size - run);
+		sheaf_tx_end(&tx);
+		*bad += refused;
+		n += run - refused;
+	}
+	return n;
+}
+
 void
 sheaf_slab_log_foreign(const struct sheaf_pool *sp, void * const *objs,
 	unsigned int n)

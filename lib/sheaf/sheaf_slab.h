@@ -86,6 +86,18 @@ typedef unsigned int (*sheaf_slab_run_fn)(struct sheaf_pool *sp, uint32_t d,
 unsigned int sheaf_slab_each_run(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n, sheaf_slab_run_fn fn, void *arg, unsigned int *bad);
 
+/*
+ * Send objs[0..*size), an array only the caller changes (a sheaf in
+ * transit, a park record), to the slabs from the end, in transactions of
+ * the given kind, each committing *size lowered by what it gave: a death
+ * leaves every object either in the array or in a slab. Stops early only
+ * where a depot lock is refused (a caller holding a lock). Returns the
+ * objects moved; *bad (added to) counts pointers refused.
+ */
+unsigned int sheaf_depot_flush_counted(struct sheaf_pool *sp,
+	void * const *objs, uint32_t *size, enum sheaf_tx_kind kind,
+	unsigned int *bad);
+
 /* Log pointers refused as no objects of the pool. */
 void sheaf_slab_log_foreign(const struct sheaf_pool *sp, void * const *objs,
 	unsigned int n);

@@ -78,6 +78,7 @@
 	X(shared_take)      /* slab or barn objects to a caller's table */ \
 	X(shared_give)      /* a caller's objects to the slabs */ \
 	X(park)             /* a handler's objects into an empty sheaf */ \
+	X(unpark)           /* a park record's objects to the slabs */ \
 	X(transit)          /* a full barn sheaf into transit */ \
 	X(transit_flush)    /* a transit sheaf's objects to the slabs */ \
 	X(transit_return)   /* a transit sheaf back on a stack */ \
