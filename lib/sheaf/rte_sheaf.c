@@ -273,7 +273,8 @@ sheaf_deferred_call(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 	ret = sheaf_deferred_free(sp, lc, objs, n);
 	sheaf_call_leave(sp);
 	if (lc != NULL) {
-		lc->stat[RTE_SHEAF_STAT_FREE_DEFERRED] += ret == 0 ? n : 0;
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_DEFERRED,
+			ret == 0 ? n : 0);
 		sheaf_slot_leave(lc);
 	} else if (ret == 0) {
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_DEFERRED, n);

@@ -383,7 +383,8 @@ sheaf_deferred_refill(struct sheaf_pool *sp, struct sheaf_slot *lc)
 	sheaf_tx_end(&tx);
 	if (i == SHEAF_NONE)
 		return 0;
-	lc->stat[RTE_SHEAF_STAT_DEFERRED_RECLAIM] += sheaf_at(sp, i)->size;
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_DEFERRED_RECLAIM,
+		sheaf_at(sp, i)->size);
 	return sheaf_at(sp, i)->size;
 }
 

@@ -55,9 +55,9 @@ sheaf_lcore_serve(struct sheaf_pool *sp, struct sheaf_slot *lc)
 		return;
 	gen = sheaf_slot_take_request(lc, SHEAF_REQ_DRAIN);
 	if (gen != 0) {
-		lc->stat[RTE_SHEAF_STAT_DRAIN] +=
-			sheaf_pair_drain(sp, lc, lc->barn, &bad);
-		lc->stat[RTE_SHEAF_STAT_FREE_INVALID] += bad;
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_DRAIN,
+			sheaf_pair_drain(sp, lc, lc->barn, &bad));
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_INVALID, bad);
 		sheaf_slot_served(lc, SHEAF_REQ_DRAIN, gen);
 	}
 	gen = sheaf_slot_take_request(lc, SHEAF_REQ_STAMP);
@@ -74,8 +74,8 @@ sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_slot *lc)
 
 	n = sheaf_pair_flush(sp, lc, SHEAF_MAIN, &bad);
 	n += sheaf_pair_flush(sp, lc, SHEAF_SPARE, &bad);
-	lc->stat[RTE_SHEAF_STAT_FLUSH_OTHER] += n;
-	lc->stat[RTE_SHEAF_STAT_FREE_INVALID] += bad;
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FLUSH_OTHER, n);
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_INVALID, bad);
 	/* Deferred objects are not safe yet: stamped and queued, not freed. */
 	sheaf_deferred_stamp(sp, lc);
 	return n;
@@ -101,14 +101,14 @@ sheaf_lcore_refill_main(struct sheaf_pool *sp, struct sheaf_slot *lc)
 	if (g == 0 && sheaf_deferred_reclaim(sp, true) != 0)
 		g = sheaf_pair_trade(sp, lc, lc->barn, SHEAF_TRADE_GET);
 	if (g != 0) {
-		lc->stat[RTE_SHEAF_STAT_BARN_GET] += g;
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_BARN_GET, g);
 		return sheaf_pair_msize(sheaf_pair_state(lc));
 	}
 	lc->stat[RTE_SHEAF_STAT_BARN_GET_FAIL]++;
 	for (i = 0; i < sp->nb_nodes; i++) {
 		g = sheaf_pair_refill(sp, lc, (lc->barn + i) % sp->nb_nodes);
 		if (g != 0) {
-			lc->stat[RTE_SHEAF_STAT_REFILL] += g;
+			sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_REFILL, g);
 			return g;
 		}
 	}
@@ -117,7 +117,7 @@ sheaf_lcore_refill_main(struct sheaf_pool *sp, struct sheaf_slot *lc)
 		g = sheaf_pair_trade(sp, lc, (lc->barn + i) % sp->nb_nodes,
 			SHEAF_TRADE_GET);
 		if (g != 0) {
-			lc->stat[RTE_SHEAF_STAT_BARN_GET] += g;
+			sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_BARN_GET, g);
 			return sheaf_pair_msize(sheaf_pair_state(lc));
 		}
 	}
@@ -143,13 +143,13 @@ sheaf_lcore_spill_main(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		return false;
 	g = sheaf_pair_trade(sp, lc, lc->barn, SHEAF_TRADE_PUT);
 	if (g != 0) {
-		lc->stat[RTE_SHEAF_STAT_BARN_PUT] += g;
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_BARN_PUT, g);
 		return true;
 	}
 	lc->stat[RTE_SHEAF_STAT_BARN_PUT_FAIL]++;
-	lc->stat[RTE_SHEAF_STAT_FLUSH_MAIN] +=
-		sheaf_pair_flush(sp, lc, SHEAF_MAIN, &bad);
-	lc->stat[RTE_SHEAF_STAT_FREE_INVALID] += bad;
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FLUSH_MAIN,
+		sheaf_pair_flush(sp, lc, SHEAF_MAIN, &bad));
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_INVALID, bad);
 	return sheaf_pair_msize(sheaf_pair_state(lc)) < lc->capacity;
 }
 
@@ -192,7 +192,7 @@ sheaf_lcore_put_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		sheaf_call_reentered());
 
 	/* The shared path counted its own. */
-	lc->stat[RTE_SHEAF_STAT_FREE_SLOW] += n - shared;
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_SLOW, n - shared);
 }
 
 void
@@ -267,7 +267,7 @@ sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	return -ENOBUFS;
 done:
 	sheaf_table_done(&undo);
-	lc->stat[RTE_SHEAF_STAT_ALLOC_SLOW] += n;
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_SLOW, n);
 	return 0;
 }
 
@@ -299,7 +299,7 @@ sheaf_lcore_get_held(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	if (n > sheaf_pair_msize(w))
 		return sheaf_lcore_get_in(sp, lc, objs, n);
 	sheaf_pair_pop(lc, w, objs, n);
-	lc->stat[RTE_SHEAF_STAT_ALLOC_FAST] += n;
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAST, n);
 	return 0;
 }
 
@@ -317,7 +317,7 @@ sheaf_lcore_put_held(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		return;
 	}
 	sheaf_pair_push(lc, w, objs, n);
-	lc->stat[RTE_SHEAF_STAT_FREE_FAST] += n;
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_FAST, n);
 }
 
 /* Route a call the fast path did not take, validation aside. */

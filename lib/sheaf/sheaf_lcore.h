@@ -53,7 +53,7 @@ sheaf_pool_get(struct sheaf_pool *sp, void **objs, unsigned int n)
 	w = sheaf_pair_state(lc);
 	if (likely(n <= sheaf_pair_msize(w))) {
 		sheaf_pair_pop(lc, w, objs, n);
-		lc->stat[RTE_SHEAF_STAT_ALLOC_FAST] += n;
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAST, n);
 	} else {
 		ret = sheaf_lcore_get_slow(sp, lc, objs, n);
 	}
@@ -77,7 +77,7 @@ sheaf_pool_put(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 	w = sheaf_pair_state(lc);
 	if (likely(n <= lc->capacity - sheaf_pair_msize(w))) {
 		sheaf_pair_push(lc, w, objs, n);
-		lc->stat[RTE_SHEAF_STAT_FREE_FAST] += n;
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_FAST, n);
 	} else {
 		sheaf_lcore_put_slow(sp, lc, objs, n);
 	}

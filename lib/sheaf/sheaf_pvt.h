@@ -368,16 +368,30 @@ sheaf_home_node(const struct sheaf_pool *sp)
 }
 
 /*
- * Count v for item id: in the caller's slot (plain, owner only) when it
- * holds one, else in the counters shared by callers without a slot (a
- * relaxed atomic: counters only).
+ * Count v for item id in slot lc, whose holder is the only writer: a
+ * relaxed load and store (no read-modify-write), as readers and a reset
+ * on other threads read and store the word with relaxed atomics. A reset
+ * racing with a count may be lost (rte_sheaf_stats_reset() says so).
+ */
+static inline void
+sheaf_slot_stat_add(struct sheaf_slot *lc, enum rte_sheaf_stat id, uint64_t v)
+{
+	__atomic_store_n(&lc->stat[id],
+		__atomic_load_n(&lc->stat[id], __ATOMIC_RELAXED) + v,
+		__ATOMIC_RELAXED);
+}
+
+/*
+ * Count v for item id: in the caller's slot (its holder the only writer)
+ * when it holds one, else in the counters shared by callers without a
+ * slot (a relaxed atomic: counters only).
  */
 static inline void
 sheaf_stat_add(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	enum rte_sheaf_stat id, uint64_t v)
 {
 	if (lc != NULL)
-		lc->stat[id] += v;
+		sheaf_slot_stat_add(lc, id, v);
 	else
 		__atomic_fetch_add(&sp->shared_stat[id], v, __ATOMIC_RELAXED);
 }
