@@ -43,15 +43,14 @@ static uint64_t
 sheaf_reclaim_holders(struct sheaf_pool *sp, const struct sheaf_slot *self,
 	struct sheaf_slot_set *want)
 {
-	uint64_t held = 0, bits;
+	struct sheaf_slot_set claimed;
+	uint64_t held = 0, b;
 	unsigned int i, w;
 	uint32_t c;
 
-	/* The claimed slots only: a word of bits at a time. */
-	for (w = 0; w < RTE_DIM(sp->claimed); w++)
-	for (bits = __atomic_load_n(&sp->claimed[w], __ATOMIC_RELAXED);
-			bits != 0; bits &= bits - 1) {
-		i = w * 64 + (unsigned int)__builtin_ctzll(bits);
+	/* The claimed slots only, by their bits. */
+	sheaf_slot_claimed_set(sp, &claimed);
+	SHEAF_SLOT_SET_FOREACH(i, &claimed, w, b) {
 		if (&sp->slot[i] == self)
 			continue;
 		/* Racy, not critical: an estimate of what asking brings. */

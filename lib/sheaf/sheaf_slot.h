@@ -329,6 +329,18 @@ sheaf_slot_set_has(const struct sheaf_slot_set *s, unsigned int i)
 				((i) = (w) * 64 + (unsigned int)__builtin_ctzll(b), 1); \
 				(b) &= (b) - 1)
 
+/* The slots ever claimed (racy, as sheaf_slot_claimed()). */
+static inline void
+sheaf_slot_claimed_set(const struct sheaf_pool *sp, struct sheaf_slot_set *s)
+{
+	unsigned int k;
+
+	RTE_BUILD_BUG_ON(sizeof(s->bits) != sizeof(sp->claimed));
+	for (k = 0; k < RTE_DIM(s->bits); k++)
+		s->bits[k] = __atomic_load_n(&sp->claimed[k],
+			__ATOMIC_RELAXED);
+}
+
 static inline bool
 sheaf_slot_set_empty(const struct sheaf_slot_set *s)
 {
