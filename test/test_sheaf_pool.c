@@ -664,10 +664,18 @@ test_free_releases_memory(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A pool of n objects of elt bytes: its capacity in [lo, hi], its
+ * capacity_max max_cap (0: the default, 4 x the capacity within the
+ * limits of rte_sheaf_config), every lcore starting at the capacity.
+ */
 static int
 check_capacity(const char *name, unsigned int n, unsigned int elt,
-	const struct rte_sheaf_config *cfg, unsigned int lo, unsigned int hi)
+	const struct rte_sheaf_config *cfg, unsigned int lo, unsigned int hi,
+	unsigned int max_cap)
 {
+	unsigned int limit = n / (4 * rte_lcore_count());
+	int lcore_cap;
 	struct rte_sheaf_info info;
 	struct rte_mempool *mp;
 	int stranded;
@@ -678,13 +686,19 @@ check_capacity(const char *name, unsigned int n, unsigned int elt,
 	if (rte_sheaf_info_get(mp, &info) != 0)
 		info.capacity = 0;
 	stranded = rte_sheaf_stranded_max(mp);
+	lcore_cap = rte_sheaf_lcore_capacity(mp, rte_lcore_id());
 	rte_mempool_free(mp);
 	RTE_TEST_ASSERT(info.capacity >= lo && info.capacity <= hi,
 		"%u x %u bytes: capacity got %u, expected %u..%u", n, elt,
 		info.capacity, lo, hi);
-	/* As documented: lcores x (2 x capacity + 32). */
+	if (max_cap == 0)
+		max_cap = RTE_MAX(RTE_MIN(RTE_MIN(4 * info.capacity, limit),
+			(unsigned int)RTE_SHEAF_CAPACITY_MAX), info.capacity);
+	SHEAF_TEST_ASSERT_INT(info.capacity_max, max_cap, "capacity_max");
+	SHEAF_TEST_ASSERT_INT(lcore_cap, info.capacity, "lcore capacity");
+	/* As documented: lcores x 2 x capacity_max. */
 	SHEAF_TEST_ASSERT_INT(stranded,
-		rte_lcore_count() * 2 * info.capacity, "stranded max");
+		rte_lcore_count() * 2 * info.capacity_max, "stranded max");
 	return TEST_SUCCESS;
 }
 
@@ -692,16 +706,24 @@ static int
 test_default_capacity(void)
 {
 	const struct rte_sheaf_config cap32 = { .capacity = 32 };
+	const struct rte_sheaf_config range = { .capacity = 16,
+		.capacity_max = 48 };
+	const struct rte_sheaf_config max_only = { .capacity_max = 8 };
 
 	SHEAF_TEST_CHECK(check_capacity("sp_big", BIG_N, POOL_ELT, NULL,
-		RTE_SHEAF_CAPACITY_DEFAULT, RTE_SHEAF_CAPACITY_DEFAULT));
+		RTE_SHEAF_CAPACITY_DEFAULT, RTE_SHEAF_CAPACITY_DEFAULT, 0));
 	SHEAF_TEST_CHECK(check_capacity("sp_small", 63, POOL_ELT, NULL, 1,
-		RTE_SHEAF_CAPACITY_DEFAULT - 1));
+		RTE_SHEAF_CAPACITY_DEFAULT - 1, 0));
 	SHEAF_TEST_CHECK(check_capacity("sp_large", 255, 32768, NULL, 1,
-		RTE_SHEAF_CAPACITY_DEFAULT));
-	/* An explicit capacity is taken as given, even for a small pool. */
+		RTE_SHEAF_CAPACITY_DEFAULT, 0));
+	/* An explicit capacity is taken as given (fixed), even for a small
+	 * pool; a range as given; a ceiling alone caps the default. */
 	SHEAF_TEST_CHECK(check_capacity("sp_small32", 63, POOL_ELT, &cap32,
-		32, 32));
+		32, 32, 32));
+	SHEAF_TEST_CHECK(check_capacity("sp_range", 63, POOL_ELT, &range,
+		16, 16, 48));
+	SHEAF_TEST_CHECK(check_capacity("sp_maxonly", BIG_N, POOL_ELT,
+		&max_only, 8, 8, 8));
 	return TEST_SUCCESS;
 }
 
@@ -720,12 +742,17 @@ test_config_validation(void)
 		{ "barn_max_full UINT32_MAX", { .barn_max_full = UINT32_MAX } },
 		{ "barn_max_empty max + 1",
 			{ .barn_max_empty = RTE_SHEAF_BARN_MAX + 1 } },
+		{ "capacity_max max + 1",
+			{ .capacity_max = RTE_SHEAF_CAPACITY_MAX + 1 } },
+		{ "capacity above capacity_max",
+			{ .capacity = 64, .capacity_max = 32 } },
 		{ "flags bit 1 (unknown)", { .flags = RTE_SHEAF_F_VALIDATE << 1 } },
 		{ "flags bit 31", { .flags = UINT32_C(1) << 31 } },
 	};
 	static const struct rte_sheaf_config good[] = {
 		{ .capacity = 1, .barn_max_full = 1, .barn_max_empty = 1 },
 		{ .capacity = RTE_SHEAF_CAPACITY_MAX },
+		{ .capacity = 1, .capacity_max = RTE_SHEAF_CAPACITY_MAX },
 		{ .barn_max_full = RTE_SHEAF_BARN_MAX,
 			.barn_max_empty = RTE_SHEAF_BARN_MAX },
 	};
@@ -1021,6 +1048,88 @@ test_stats_reset(void)
 	return TEST_SUCCESS;
 }
 
+/* n objects through the pool in bulks of b, all gets then all puts. */
+static int
+one_way(void **o, unsigned int n, unsigned int b)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i += b)
+		RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, &o[i], b),
+			"get of %u at %u: failed", b, i);
+	for (i = 0; i < n; i += b)
+		rte_mempool_put_bulk(pool, &o[i], b);
+	return TEST_SUCCESS;
+}
+
+/*
+ * The lcore's capacity adapts: it doubles to capacity_max in a one-way
+ * flow (sheaves filled and emptied whole), halves back to the capacity
+ * when its slow paths come rarely, and a fixed capacity never moves.
+ * Every object stays the pool's throughout.
+ */
+static int
+test_capacity_adapts(void)
+{
+	const struct rte_sheaf_config range = { .capacity = 16,
+		.capacity_max = 64 };
+	const unsigned int n = 512, b = 8;
+	struct rte_sheaf_stats st;
+	unsigned int i, k;
+	void **o;
+
+	objs = calloc(n, sizeof(*objs));
+	RTE_TEST_ASSERT_NOT_NULL(objs, "no memory");
+	o = objs;
+	pool = rte_sheaf_pool_create("sp_adapt", 4095, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, &range);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_lcore_capacity(pool, rte_lcore_id()),
+		16, "capacity at start");
+	for (i = 0; i < 100; i++)
+		SHEAF_TEST_CHECK(one_way(o, n, b));
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_lcore_capacity(pool, rte_lcore_id()),
+		64, "capacity after one-way flows");
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats get");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_GROW], 2, "grows");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_SHRINK], 0, "shrinks");
+
+	/* Balanced: a get and a put of b in turn, a slow entry now and
+	 * then (a get of more than main holds, put back). */
+	for (k = 0; k < 200; k++) {
+		for (i = 0; i < 500; i++) {
+			RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, o,
+				b), "balanced get: failed");
+			rte_mempool_put_bulk(pool, o, b);
+		}
+		SHEAF_TEST_CHECK(one_way(o, 65, 65));
+	}
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_lcore_capacity(pool, rte_lcore_id()),
+		16, "capacity after rare slow paths");
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats get");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_SHRINK], 2, "shrinks");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), 4095,
+		"objects back after the flows");
+	rte_mempool_free(pool);
+
+	/* Fixed: no adaptation whatever the flow. */
+	pool = rte_sheaf_pool_create("sp_fixed", 4095, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, &(struct rte_sheaf_config){ .capacity = 16 });
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	for (i = 0; i < 100; i++)
+		SHEAF_TEST_CHECK(one_way(o, n, b));
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_lcore_capacity(pool, rte_lcore_id()),
+		16, "fixed capacity after one-way flows");
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats get");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_GROW], 0,
+		"grows, fixed");
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_lcore_capacity(pool, RTE_MAX_LCORE),
+		EINVAL);
+	return TEST_SUCCESS;
+}
+
 static int
 test_two_pools_apart(void)
 {
@@ -1089,6 +1198,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_dump),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_stats_reset),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_two_pools_apart),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_capacity_adapts),
 	SHEAF_TEST_CASE(test_null_name),
 	SHEAF_TEST_CASES_END
 };

@@ -153,7 +153,23 @@ rte_sheaf_stranded_max(const struct rte_mempool *mp)
 		if (rte_eal_lcore_role(i) != ROLE_OFF ||
 				sheaf_slot_claimed(sp, i))
 			nb++;
-	return nb * 2 * sp->cfg.capacity;
+	return nb * 2 * sp->cfg.capacity_max;
+}
+
+int
+rte_sheaf_lcore_capacity(const struct rte_mempool *mp, unsigned int lcore_id)
+{
+	if (sheaf_pool_check(mp) < 0)
+		return -EINVAL;
+	if (lcore_id >= RTE_MAX_LCORE) {
+		SHEAF_LOG(ERR, "pool %s: lcore id %u out of range", mp->name,
+			lcore_id);
+		rte_errno = EINVAL;
+		return -EINVAL;
+	}
+	/* Relaxed: its owner's relaxed store (sheaf_lcore.c); a hint. */
+	return (int)__atomic_load_n(
+		&sheaf_pool_of(mp)->slot[lcore_id].capacity, __ATOMIC_RELAXED);
 }
 
 int

@@ -100,10 +100,18 @@ struct rte_rcu_qsbr;
  */
 struct rte_sheaf_config {
 	/**
-	 * Objects per sheaf. 0: a default from the pool and object size:
+	 * Objects per sheaf: what an lcore's main and spare fill to, at
+	 * least. 0: a default from the pool and object size:
 	 * RTE_SHEAF_CAPACITY_DEFAULT, halved for objects over 4 KiB and
 	 * again over 16 KiB, at most pool size / (8 x lcore count), at
 	 * least 1. Max RTE_SHEAF_CAPACITY_MAX.
+	 *
+	 * Each lcore adapts its own capacity between this and capacity_max:
+	 * it doubles when the lcore leaves its sheaves for the barn or the
+	 * slabs (a swap, a trade, a refill) more than once every two
+	 * capacities of objects it moves (a one-way flow such as a
+	 * pipeline's, or bursts wider than a sheaf), and halves when that
+	 * happens less than once every 32 capacities.
 	 */
 	uint32_t capacity;
 	/**
@@ -152,6 +160,15 @@ struct rte_sheaf_config {
 	 * RTE_SHEAF_BARRIER_MS_MAX.
 	 */
 	uint32_t barrier_timeout_ms;
+	/**
+	 * Largest capacity an lcore adapts to; every sheaf is allocated
+	 * with room for it. 0: with capacity 0, the default: 4 x the
+	 * default capacity, at most RTE_SHEAF_CAPACITY_MAX and pool size /
+	 * (4 x lcore count), at least the capacity; with a capacity set,
+	 * that capacity (fixed, no adaptation). Not below capacity, max
+	 * RTE_SHEAF_CAPACITY_MAX.
+	 */
+	uint32_t capacity_max;
 };
 
 /** Default of struct rte_sheaf_config::idle_us: 1 ms. */
@@ -199,7 +216,9 @@ struct rte_sheaf_config {
 	X(FREE_DEFERRED, free_deferred, "Objects freed deferred, to be reused after a grace period") \
 	X(DEFERRED_STAMP, deferred_stamp, "Events: deferred sheaf stamped with a QSBR token and queued") \
 	X(DEFERRED_RECLAIM, deferred_reclaim, "Objects reclaimed after a grace period") \
-	X(DEFERRED_FALLBACK, deferred_fallback, "Objects queued one by one: no empty sheaf at hand")
+	X(DEFERRED_FALLBACK, deferred_fallback, "Objects queued one by one: no empty sheaf at hand") \
+	X(GROW, grow, "Events: an lcore doubled its sheaf capacity") \
+	X(SHRINK, shrink, "Events: an lcore halved its sheaf capacity")
 
 /** Statistics items, see RTE_SHEAF_STATS. */
 enum rte_sheaf_stat {
@@ -220,7 +239,8 @@ struct rte_sheaf_stats {
  */
 #define RTE_SHEAF_INFO(X) \
 	X(size, "Objects in the pool (populated)") \
-	X(capacity, "Objects per sheaf") \
+	X(capacity, "Objects per sheaf, at least (lcores adapt up to capacity_max)") \
+	X(capacity_max, "Objects per sheaf, at most") \
 	X(barn_max_full, "Full-sheaf limit per barn") \
 	X(barn_max_empty, "Empty sheaves each barn started with") \
 	X(nb_barns, "Barns: one per NUMA socket") \
@@ -238,7 +258,8 @@ struct rte_sheaf_stats {
 /** Where a pool's objects are, as read by rte_sheaf_info_get(). */
 struct rte_sheaf_info {
 	uint32_t size;           /**< Objects in the pool (populated). */
-	uint32_t capacity;       /**< Objects per sheaf. */
+	uint32_t capacity;       /**< Objects per sheaf, at least. */
+	uint32_t capacity_max;   /**< Objects per sheaf, at most. */
 	uint32_t barn_max_full;  /**< Full-sheaf limit per barn. */
 	uint32_t barn_max_empty; /**< Empty sheaves each barn started with. */
 	uint32_t nb_barns;       /**< Barns: one per NUMA socket. */
@@ -398,8 +419,32 @@ int rte_sheaf_flush(struct rte_mempool *mp);
  * @warning
  * @b EXPERIMENTAL: this API may change without prior notice.
  *
+ * The sheaf capacity an lcore has adapted to (struct rte_sheaf_config,
+ * capacity and capacity_max): what its main and spare sheaves fill to
+ * now. Racy: the lcore may change it at its next pool call.
+ *
+ * MT-safe.
+ * Lcore: any.
+ *
+ * @param mp
+ *   A sheaf pool.
+ * @param lcore_id
+ *   An lcore id below RTE_MAX_LCORE.
+ * @return
+ *   The capacity (the pool's capacity for an lcore that never called
+ *   it), or a negative errno, also in rte_errno:
+ *   - -EINVAL: mp is not a sheaf pool, or lcore_id is out of range.
+ */
+__rte_experimental
+int rte_sheaf_lcore_capacity(const struct rte_mempool *mp,
+	unsigned int lcore_id);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
  * Upper bound of the objects that lcore sheaves can keep out of reach of
- * other lcores: lcores x 2 x capacity, with lcores the lcore ids in use
+ * other lcores: lcores x 2 x capacity_max, with lcores the lcore ids in use
  * (EAL lcores and registered threads) and those whose slot a thread now
  * gone left behind, RTE_MAX_LCORE at most. An allocation that runs
  * short asks the lcores holding objects to give them back, and takes

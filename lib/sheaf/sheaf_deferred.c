@@ -242,14 +242,16 @@ sheaf_rcu_free_slot(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		}
 		s = sheaf_at(sp, sheaf_ds_idx(ds));
 		size = sheaf_ds_size(ds);
-		t = RTE_MIN(s->capacity - size, n - done);
+		/* Deferred sheaves fill to the least capacity, not the
+		 * arena's: a grace period holds no more objects than that. */
+		t = RTE_MIN(sp->cfg.capacity - size, n - done);
 		/* Beyond the count: the store below makes them the sheaf's. */
 		memcpy(&s->objs[size], objs + done, t * sizeof(void *));
 		SHEAF_KILL("defer.copy");
 		/* Relaxed: racy counts and the barrier's probe of the index. */
 		__atomic_store_n(&lc->dstate, ds + t, __ATOMIC_RELAXED);
 		done += t;
-		if (size + t == s->capacity)
+		if (size + t == sp->cfg.capacity)
 			sheaf_deferred_stamp(sp, lc);
 	}
 	return 0;
@@ -317,11 +319,11 @@ sheaf_rcu_free_shared(struct sheaf_pool *sp, uint32_t b, void * const *objs,
 			sheaf_tx_store32(&tx, &barn->shared_def, e);
 		}
 		s = sheaf_at(sp, barn->shared_def);
-		t = RTE_MIN(s->capacity - s->size, n - done);
+		t = RTE_MIN(sp->cfg.capacity - s->size, n - done);
 		memcpy(&s->objs[s->size], objs + done, t * sizeof(void *));
 		sheaf_tx_store32(&tx, &s->size, s->size + t);
 		done += t;
-		if (s->size != s->capacity)
+		if (s->size != sp->cfg.capacity)
 			continue;
 		sheaf_rcu_fifo_push(&tx, b, barn->shared_def);
 		sheaf_tx_store32(&tx, &barn->shared_def, SHEAF_NONE);

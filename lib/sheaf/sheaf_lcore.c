@@ -81,6 +81,58 @@ sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_slot *lc)
 	return n;
 }
 
+/*
+ * Capacity adaptation, at each slow entry of the owner (not re-entered):
+ * every SHEAF_ADAPT_EVERY slow entries, the objects moved since the last
+ * look (the slot's counters) say how often the lcore leaves its sheaves.
+ * More often than every SHEAF_ADAPT_GROW capacities of objects (a
+ * one-way flow: each sheaf is filled or emptied whole; bursts that swing
+ * wider than a sheaf) the capacity doubles, up to capacity_max; less
+ * often than every SHEAF_ADAPT_SHRINK capacities it halves, down to the
+ * pool's capacity. A random walk of bursts meets a sheaf's ends at a rate
+ * that falls with the square of the capacity, so a doubling moves the
+ * ratio by two at least: the gap between the thresholds keeps a capacity
+ * from flapping. Owner only, out of line: no cost on the fast path, no
+ * allocation (every sheaf has room for capacity_max).
+ */
+#define SHEAF_ADAPT_EVERY 32
+#define SHEAF_ADAPT_GROW 2
+#define SHEAF_ADAPT_SHRINK 32
+
+static void
+sheaf_lcore_adapt(struct sheaf_pool *sp, struct sheaf_slot *lc)
+{
+	uint32_t cap = lc->capacity, next = cap;
+	uint64_t moved, per;
+
+	if (sp->cfg.capacity == sp->cfg.capacity_max ||
+			++lc->adapt_slow < SHEAF_ADAPT_EVERY)
+		return;
+	lc->adapt_slow = 0;
+	moved = __atomic_load_n(&lc->stat[RTE_SHEAF_STAT_ALLOC_FAST],
+			__ATOMIC_RELAXED) +
+		__atomic_load_n(&lc->stat[RTE_SHEAF_STAT_FREE_FAST],
+			__ATOMIC_RELAXED) +
+		__atomic_load_n(&lc->stat[RTE_SHEAF_STAT_ALLOC_SLOW],
+			__ATOMIC_RELAXED) +
+		__atomic_load_n(&lc->stat[RTE_SHEAF_STAT_FREE_SLOW],
+			__ATOMIC_RELAXED);
+	/* Counters reset meanwhile (rte_sheaf_stats_reset()): look later. */
+	per = moved >= lc->adapt_moved ?
+		(moved - lc->adapt_moved) / SHEAF_ADAPT_EVERY : UINT64_MAX;
+	lc->adapt_moved = moved;
+	if (per < (uint64_t)SHEAF_ADAPT_GROW * cap)
+		next = RTE_MIN(2 * cap, sp->cfg.capacity_max);
+	else if (per != UINT64_MAX && per > (uint64_t)SHEAF_ADAPT_SHRINK * cap)
+		next = RTE_MAX(cap / 2, sp->cfg.capacity);
+	if (next == cap)
+		return;
+	/* Relaxed: stats and prefill read it; only the owner acts on it. */
+	__atomic_store_n(&lc->capacity, next, __ATOMIC_RELAXED);
+	sheaf_slot_stat_add(lc, next > cap ? RTE_SHEAF_STAT_GROW :
+		RTE_SHEAF_STAT_SHRINK, 1);
+}
+
 /* Give main objects, cheapest rung first. Returns 0 when none are left. */
 static unsigned int
 sheaf_lcore_refill_main(struct sheaf_pool *sp, struct sheaf_slot *lc)
@@ -150,7 +202,7 @@ sheaf_lcore_spill_main(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FLUSH_MAIN,
 		sheaf_pair_flush(sp, lc, SHEAF_MAIN, &bad));
 	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_INVALID, bad);
-	return sheaf_pair_msize(sheaf_pair_state(lc)) < lc->capacity;
+	return sheaf_pair_room(lc, sheaf_pair_msize(sheaf_pair_state(lc))) != 0;
 }
 
 /*
@@ -168,7 +220,7 @@ sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
 
 	while (n > 0) {
 		w = sheaf_pair_state(lc);
-		t = RTE_MIN(lc->capacity - sheaf_pair_msize(w), n);
+		t = RTE_MIN(sheaf_pair_room(lc, sheaf_pair_msize(w)), n);
 		if (t == 0) {
 			if (!sheaf_lcore_spill_main(sp, lc, reentered))
 				break;
@@ -188,8 +240,12 @@ static void
 sheaf_lcore_put_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void * const *objs, unsigned int n)
 {
-	unsigned int shared = sheaf_lcore_put_ladder(sp, lc, objs, n,
-		sheaf_call_reentered());
+	bool reentered = sheaf_call_reentered();
+	unsigned int shared;
+
+	if (!reentered)
+		sheaf_lcore_adapt(sp, lc);
+	shared = sheaf_lcore_put_ladder(sp, lc, objs, n, reentered);
 
 	/* The shared path counted its own. */
 	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_SLOW, n - shared);
@@ -236,6 +292,8 @@ sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		lc->stat[RTE_SHEAF_STAT_ALLOC_FAIL]++;
 		return -ENOBUFS;
 	}
+	if (!reentered)
+		sheaf_lcore_adapt(sp, lc);
 	for (;;) {
 		do {
 			w = sheaf_pair_state(lc);
@@ -312,7 +370,7 @@ sheaf_lcore_put_held(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	if (!sheaf_call_reentered())
 		sheaf_lcore_serve(sp, lc);
 	w = sheaf_pair_state(lc);
-	if (n > lc->capacity - sheaf_pair_msize(w)) {
+	if (n > sheaf_pair_room(lc, sheaf_pair_msize(w))) {
 		sheaf_lcore_put_in(sp, lc, objs, n);
 		return;
 	}

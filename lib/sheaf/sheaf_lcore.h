@@ -75,7 +75,7 @@ sheaf_pool_put(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 		return sheaf_pool_put_other(sp, objs, n);
 	}
 	w = sheaf_pair_state(lc);
-	if (likely(n <= lc->capacity - sheaf_pair_msize(w))) {
+	if (likely(n <= sheaf_pair_room(lc, sheaf_pair_msize(w)))) {
 		sheaf_pair_push(lc, w, objs, n);
 		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_FAST, n);
 	} else {

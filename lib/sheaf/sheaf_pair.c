@@ -68,9 +68,10 @@ sheaf_pair_swap(struct sheaf_slot *lc)
 static unsigned int
 sheaf_pair_trade_count(struct sheaf_slot *lc, uint32_t dir, uint64_t w)
 {
-	uint32_t same = dir == SHEAF_TRADE_GET ? 0 : lc->capacity;
-	unsigned int k = sheaf_st_size(w, SHEAF_SPARE) == same &&
-		lc->last_trade == dir ? 2 : 1;
+	uint32_t ss = sheaf_st_size(w, SHEAF_SPARE);
+	bool same = dir == SHEAF_TRADE_GET ? ss == 0 :
+		sheaf_pair_room(lc, ss) == 0;
+	unsigned int k = same && lc->last_trade == dir ? 2 : 1;
 
 	lc->last_trade = dir;
 	return k;
@@ -147,13 +148,14 @@ sheaf_pair_refill(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t d)
 		ms = sheaf_pair_msize(w);
 		/* Racy peek, not critical: a stale zero skips the depot as a
 		 * lock taken a moment earlier would. */
-		if (ms == lc->capacity || sheaf_depot_nb_free(sp, d) == 0 ||
+		if (sheaf_pair_room(lc, ms) == 0 ||
+				sheaf_depot_nb_free(sp, d) == 0 ||
 				sheaf_depot_begin(&tx, sp, d, SHEAF_TX_refill, false) < 0)
 			return total;
 		m = sheaf_pair_sheaf(lc, w, SHEAF_MAIN);
 		/* Into main beyond its count: invisible until the commit. */
 		got = sheaf_depot_take(&tx, d, &m->objs[ms],
-			RTE_MIN(lc->capacity - ms, (uint32_t)SHEAF_TX_OBJS));
+			RTE_MIN(sheaf_pair_room(lc, ms), (uint32_t)SHEAF_TX_OBJS));
 		if (got != 0)
 			sheaf_tx_store64(&tx, &lc->state, w + got);
 		sheaf_tx_end(&tx);
@@ -267,8 +269,8 @@ sheaf_pair_give(struct sheaf_slot *lc, void * const *objs, unsigned int n)
 	uint64_t w = sheaf_pair_state(lc);
 	uint32_t ss = sheaf_st_size(w, SHEAF_SPARE);
 	uint32_t ms = sheaf_st_size(w, SHEAF_MAIN);
-	unsigned int t1 = RTE_MIN(lc->capacity - ms, n);
-	unsigned int t2 = RTE_MIN(lc->capacity - ss, n - t1);
+	unsigned int t1 = RTE_MIN(sheaf_pair_room(lc, ms), n);
+	unsigned int t2 = RTE_MIN(sheaf_pair_room(lc, ss), n - t1);
 
 	memcpy(&sheaf_pair_sheaf(lc, w, SHEAF_MAIN)->objs[ms], objs,
 		t1 * sizeof(void *));

@@ -127,6 +127,31 @@ sheaf_pair_msize(uint64_t w)
 	return (uint32_t)w & SHEAF_SIZE_MASK;
 }
 
+/*
+ * Room left in a sheaf holding size objects, on a slot of lc's capacity:
+ * none when it holds more (a sheaf taken from the barn, filled by an
+ * lcore of a larger capacity, or this one's before it shrank). Every
+ * arena sheaf has room for capacity_max, so filling up to the slot's
+ * capacity never runs past its objs[].
+ */
+static __rte_always_inline uint32_t
+sheaf_pair_room(const struct sheaf_slot *lc, uint32_t size)
+{
+	uint32_t cap = lc->capacity;
+
+	return size < cap ? cap - size : 0;
+}
+
+/* Room in main and spare together: what sheaf_pair_give() takes. */
+static inline uint32_t
+sheaf_pair_room_all(const struct sheaf_slot *lc)
+{
+	uint64_t w = sheaf_pair_state(lc);
+
+	return sheaf_pair_room(lc, sheaf_st_size(w, SHEAF_MAIN)) +
+		sheaf_pair_room(lc, sheaf_st_size(w, SHEAF_SPARE));
+}
+
 /* Take n objects off main, n <= its count: the fast path's get. */
 static __rte_always_inline void
 sheaf_pair_pop(struct sheaf_slot *lc, uint64_t w, void **objs,

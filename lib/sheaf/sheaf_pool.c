@@ -27,6 +27,9 @@
  */
 #define SHEAF_STRAND_DIV 8
 
+/* Default capacity_max: this many times the default capacity, at most. */
+#define SHEAF_ADAPT_RANGE 4
+
 static uint32_t
 sheaf_default_capacity(const struct rte_mempool *mp)
 {
@@ -40,6 +43,20 @@ sheaf_default_capacity(const struct rte_mempool *mp)
 	else if (elt > 4096)
 		cap /= 2;
 	return RTE_MAX(RTE_MIN(cap, limit), 1u);
+}
+
+/*
+ * The default ceiling of adaptation: two doublings (SHEAF_ADAPT_RANGE x
+ * the least), with every lcore's sheaves at the ceiling holding at most
+ * half the pool (doc/performance.md has the measurements behind it).
+ */
+static uint32_t
+sheaf_default_capacity_max(const struct rte_mempool *mp, uint32_t cap)
+{
+	uint32_t limit = mp->size / (SHEAF_STRAND_DIV / 2 * rte_lcore_count());
+
+	return RTE_MAX(RTE_MIN(RTE_MIN(SHEAF_ADAPT_RANGE * cap, limit),
+		(uint32_t)RTE_SHEAF_CAPACITY_MAX), cap);
 }
 
 /*
@@ -75,6 +92,8 @@ sheaf_config_check(const struct rte_mempool *mp,
 {
 	if (sheaf_config_over(mp, "capacity", c->capacity,
 			RTE_SHEAF_CAPACITY_MAX) < 0 ||
+			sheaf_config_over(mp, "capacity_max", c->capacity_max,
+				RTE_SHEAF_CAPACITY_MAX) < 0 ||
 			sheaf_config_over(mp, "barn_max_full", c->barn_max_full,
 				RTE_SHEAF_BARN_MAX) < 0 ||
 			sheaf_config_over(mp, "barn_max_empty",
@@ -106,8 +125,20 @@ sheaf_config_resolve(const struct rte_mempool *mp,
 	*out = in != NULL ? *in : zero;
 	if (sheaf_config_check(mp, out) < 0)
 		return -EINVAL;
-	if (out->capacity == 0)
+	if (out->capacity_max != 0 && out->capacity > out->capacity_max) {
+		SHEAF_LOG(ERR, "pool %s: capacity %u exceeds capacity_max %u",
+			mp->name, out->capacity, out->capacity_max);
+		return -EINVAL;
+	}
+	if (out->capacity == 0) {
 		out->capacity = sheaf_default_capacity(mp);
+		if (out->capacity_max == 0)
+			out->capacity_max = sheaf_default_capacity_max(mp,
+				out->capacity);
+		out->capacity = RTE_MIN(out->capacity, out->capacity_max);
+	} else if (out->capacity_max == 0) {
+		out->capacity_max = out->capacity;
+	}
 	if (out->barn_max_full == 0)
 		out->barn_max_full = sheaf_default_barn(mp, out->capacity);
 	/* A barn holds a full sheaf only for an empty one it hands out. */
@@ -167,14 +198,14 @@ sheaf_pool_arena(struct sheaf_pool *sp)
 		RTE_SHEAF_BARN_MAX >= SHEAF_NONE);
 	RTE_BUILD_BUG_ON(RTE_SHEAF_CAPACITY_MAX > (1u << SHEAF_SIZE_BITS) - 1);
 	sp->sheaf_sz = RTE_ALIGN_CEIL(sizeof(struct sheaf) +
-		sp->cfg.capacity * sizeof(void *), RTE_CACHE_LINE_SIZE);
+		sp->cfg.capacity_max * sizeof(void *), RTE_CACHE_LINE_SIZE);
 	sp->arena = rte_zmalloc_socket("sheaf_arena",
 		(size_t)sp->nb_sheaves * sp->sheaf_sz, RTE_CACHE_LINE_SIZE,
 		sp->mp->socket_id);
 	if (sp->arena == NULL)
 		return -ENOMEM;
 	for (i = 0; i < sp->nb_sheaves; i++) {
-		sheaf_at(sp, i)->capacity = sp->cfg.capacity;
+		sheaf_at(sp, i)->capacity = sp->cfg.capacity_max;
 		sheaf_at(sp, i)->idx = i;
 	}
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
@@ -241,14 +272,15 @@ sheaf_pool_alloc(struct rte_mempool *mp)
 	sheaf_proc_mb_register();
 	sp->magic = SHEAF_POOL_MAGIC;
 	mp->pool_data = sp;
-	SHEAF_LOG(DEBUG, "sheaf pool %s ready: capacity %u, %u barns, barn limits %u full %u empty",
-		mp->name, sp->cfg.capacity, sp->nb_nodes, sp->cfg.barn_max_full,
+	SHEAF_LOG(DEBUG, "sheaf pool %s ready: capacity %u-%u, %u barns, barn limits %u full %u empty",
+		mp->name, sp->cfg.capacity, sp->cfg.capacity_max, sp->nb_nodes,
+		sp->cfg.barn_max_full,
 		sp->cfg.barn_max_empty);
 	return 0;
 
 fail_free:
 	SHEAF_LOG(ERR, "pool %s: no memory for %u sheaves of %u objects",
-		mp->name, sp->nb_sheaves, sp->cfg.capacity);
+		mp->name, sp->nb_sheaves, sp->cfg.capacity_max);
 	sheaf_pool_release(sp);
 fail:
 	rte_errno = -ret;

@@ -216,6 +216,24 @@ sheaf_prefill_load(const struct sheaf_prefill_ctx *c, struct sheaf *s,
 	return 0;
 }
 
+/*
+ * How far to load s for n: an arena sheaf to the caller's capacity (its
+ * lcore's, adapted, or the pool's least), at least n; an oversize one to
+ * its own.
+ */
+static unsigned int
+sheaf_prefill_top(const struct sheaf_prefill_ctx *c, const struct sheaf *s,
+	unsigned int n)
+{
+	uint32_t cap = c->lc != NULL ?
+		__atomic_load_n(&c->lc->capacity, __ATOMIC_RELAXED) :
+		c->sp->cfg.capacity;
+
+	if (s->flags & SHEAF_F_MALLOC)
+		return s->capacity;
+	return RTE_MAX(n, RTE_MIN(cap, s->capacity));
+}
+
 /* A sheaf of barn b: full or empty, its size set; NULL if none. */
 static struct sheaf *
 sheaf_prefill_barn_get(const struct sheaf_prefill_ctx *c, bool full)
@@ -244,10 +262,10 @@ static struct sheaf *
 sheaf_prefill_new(const struct sheaf_prefill_ctx *c, unsigned int n)
 {
 	struct sheaf_pool *sp = c->sp;
-	uint32_t cap = RTE_MAX(n, sp->cfg.capacity);
+	uint32_t cap = RTE_MAX(n, sp->cfg.capacity_max);
 	struct sheaf *s;
 
-	if (n <= sp->cfg.capacity) {
+	if (n <= sp->cfg.capacity_max) {
 		s = sheaf_prefill_barn_get(c, false);
 		if (s != NULL)
 			return s;
@@ -258,7 +276,7 @@ sheaf_prefill_new(const struct sheaf_prefill_ctx *c, unsigned int n)
 	if (s != NULL)
 		return s;
 	/* Kept for reuse: a power of two serves the sizes near n. */
-	if (n > sp->cfg.capacity)
+	if (n > sp->cfg.capacity_max)
 		cap = rte_align32pow2(cap);
 	s = rte_zmalloc_socket("sheaf_prefill",
 		sizeof(*s) + (size_t)cap * sizeof(void *), RTE_CACHE_LINE_SIZE,
@@ -299,7 +317,7 @@ sheaf_prefill_release(const struct sheaf_prefill_ctx *c, struct sheaf *s)
 		return;
 	}
 	t = c->lc == NULL ? 0 : RTE_MIN(s->size,
-		2 * c->lc->capacity - sheaf_pair_count(c->lc));
+		sheaf_pair_room_all(c->lc));
 	if (t != 0) {
 		s->size -= t;
 		/* The size down before the objects leave (a death). */
@@ -359,7 +377,7 @@ sheaf_prefill_borrow(struct sheaf_prefill_ctx *c, unsigned int n)
 {
 	struct sheaf *s = NULL;
 
-	if (n <= c->sp->cfg.capacity) {
+	if (n <= c->sp->cfg.capacity_max) {
 		s = sheaf_prefill_barn_get(c, true);
 		if (s != NULL)
 			sheaf_prefill_stat(c, RTE_SHEAF_STAT_BARN_GET, 1);
@@ -374,7 +392,7 @@ sheaf_prefill_borrow(struct sheaf_prefill_ctx *c, unsigned int n)
 		sheaf_prefill_stat(c, RTE_SHEAF_STAT_PREFILL, s->size);
 		return s;
 	}
-	if (sheaf_prefill_load(c, s, n, s->capacity) == 0)
+	if (sheaf_prefill_load(c, s, n, sheaf_prefill_top(c, s, n)) == 0)
 		return s;
 	sheaf_prefill_release(c, s);
 	return NULL;
@@ -472,7 +490,7 @@ rte_sheaf_prefill_refill(struct rte_mempool *mp,
 	if (ret < 0)
 		return ret;
 	if (n <= s->capacity)
-		ret = sheaf_prefill_load(&c, s, n, s->capacity);
+		ret = sheaf_prefill_load(&c, s, n, sheaf_prefill_top(&c, s, n));
 	else
 		ret = sheaf_prefill_grow(&c, &s, n);
 	sheaf_prefill_leave(&c);

@@ -228,7 +228,9 @@ struct sheaf_slot {
 	 * cleared with release (sheaf_slot.h). */
 	uint32_t busy;
 	uint32_t gate;         /* SHEAF_GATE_*; atomic bit operations */
-	uint32_t capacity;     /* objects per sheaf; fixed */
+	/* Objects main and spare fill to: owner (sheaf_lcore_adapt()),
+	 * relaxed stores; readers elsewhere load it relaxed. */
+	uint32_t capacity;
 	uint32_t barn;         /* index of the home barn; fixed */
 	uint32_t sheaf_sz;     /* bytes per arena sheaf; fixed */
 	uint32_t pad0;
@@ -251,7 +253,9 @@ struct sheaf_slot {
 	uint64_t seen_ns;
 	/* Direction of the last barn trade (sheaf_pair.c); owner. */
 	uint32_t last_trade;
-	uint32_t pad1;
+	/* Capacity adaptation (sheaf_lcore.c); owner, plain. */
+	uint32_t adapt_slow;   /* slow entries since the last look */
+	uint64_t adapt_moved;  /* objects moved at the last look */
 } __rte_cache_aligned;
 
 /*

@@ -96,6 +96,7 @@ sheaf_info_fill(const struct sheaf_pool *sp, struct rte_sheaf_info *in)
 	memset(in, 0, sizeof(*in));
 	in->size = sp->mp->populated_size;
 	in->capacity = sp->cfg.capacity;
+	in->capacity_max = sp->cfg.capacity_max;
 	in->barn_max_full = sp->cfg.barn_max_full;
 	in->barn_max_empty = sp->cfg.barn_max_empty;
 	in->nb_barns = sp->nb_nodes;
@@ -133,11 +134,12 @@ sheaf_dump_slots(FILE *f, const struct sheaf_pool *sp)
 
 		if (owner == 0 && sheaf_pair_count(lc) == 0)
 			continue;
-		fprintf(f, "  lcore %u: owner pid %u%s%s main=%u spare=%u deferred=%u gate=0x%x\n",
+		fprintf(f, "  lcore %u: owner pid %u%s%s capacity=%u main=%u spare=%u deferred=%u gate=0x%x\n",
 			i, sheaf_proc_pid(owner),
 			(owner & ~SHEAF_INC_HEIR) == sheaf_self ?
 				" (this process)" : "",
 			(owner & SHEAF_INC_HEIR) ? " (being emptied)" : "",
+			__atomic_load_n(&lc->capacity, __ATOMIC_RELAXED),
 			sheaf_st_size(w, SHEAF_MAIN),
 			sheaf_st_size(w, SHEAF_SPARE),
 			(ds >> SHEAF_SIZE_BITS) == SHEAF_NONE ? 0 :

@@ -25,6 +25,7 @@
 #include <rte_version.h>
 
 #include "sheaf_pool.h"
+#include "sheaf_slot.h"
 #include "sheaf_stats.h"
 
 /* DPDK 23.03 added rte_tel_data_add_dict_uint(); 23.11 marks the _u64
@@ -88,6 +89,32 @@ sheaf_telemetry_pool_cmd(const char *params, struct rte_tel_data *d,
 	return req.found ? 0 : -EINVAL;
 }
 
+/*
+ * "lcore_capacity": each claimed lcore's adapted capacity, by lcore id
+ * (rte_sheaf_lcore_capacity()).
+ */
+static void
+sheaf_telemetry_capacities(const struct rte_mempool *mp,
+	struct rte_tel_data *d)
+{
+	const struct sheaf_pool *sp = sheaf_pool_of(mp);
+	struct rte_tel_data *c = rte_tel_data_alloc();
+	char key[16];
+	unsigned int i;
+
+	if (c == NULL)
+		return;
+	rte_tel_data_start_dict(c);
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		if (!sheaf_slot_claimed(sp, i))
+			continue;
+		snprintf(key, sizeof(key), "%u", i);
+		sheaf_tel_add_u64(c, key, rte_sheaf_lcore_capacity(mp, i));
+	}
+	if (rte_tel_data_add_dict_container(d, "lcore_capacity", c, 0) != 0)
+		rte_tel_data_free(c);
+}
+
 static void
 sheaf_telemetry_info_fill(const struct rte_mempool *mp,
 	struct rte_tel_data *d)
@@ -111,6 +138,7 @@ sheaf_telemetry_info_fill(const struct rte_mempool *mp,
 	/* DPDK's view: sheaf tiers plus its own per-lcore caches. */
 	sheaf_tel_add_u64(d, "avail", rte_mempool_avail_count(mp));
 	sheaf_tel_add_u64(d, "in_use", rte_mempool_in_use_count(mp));
+	sheaf_telemetry_capacities(mp, d);
 }
 
 static int
