@@ -852,7 +852,7 @@ owns_slot(void)
 	fclose(f);
 	/* Owned for use, not inherited to be emptied. */
 	snprintf(want, sizeof(want),
-		"lcore %u: owner pid %d (this process) main=",
+		"lcore %u: owner pid %d (this process) capacity=",
 		rte_lcore_id(), getpid());
 	found = buf != NULL && strstr(buf, want) != NULL;
 	if (!found)
