@@ -86,6 +86,10 @@ acct_read(const struct rte_mempool *mp, struct acct *a)
 #define PTR_RET(call) ((call) == NULL ? -rte_errno : 0)
 
 static struct rte_sheaf_config cfg_cap = { .capacity = RTE_SHEAF_CAPACITY_MAX + 1 };
+static struct rte_sheaf_config cfg_capmax = {
+	.capacity_max = RTE_SHEAF_CAPACITY_MAX + 1 };
+static struct rte_sheaf_config cfg_caprange = { .capacity = 64,
+	.capacity_max = 32 };
 static struct rte_sheaf_config cfg_full = { .barn_max_full = RTE_SHEAF_BARN_MAX + 1 };
 static struct rte_sheaf_config cfg_empty = { .barn_max_empty = RTE_SHEAF_BARN_MAX + 1 };
 static struct rte_sheaf_config cfg_flags = { .flags = 0x100 };
@@ -108,6 +112,10 @@ ROW(create_zero, return PTR_RET(rte_sheaf_pool_create("bi_z", 0, 64, 0, 0,
 	SOCKET_ID_ANY, 0, NULL));)
 ROW(create_cap, return PTR_RET(rte_sheaf_pool_create("bi_c", 63, 64, 0, 0,
 	SOCKET_ID_ANY, 0, &cfg_cap));)
+ROW(create_capmax, return PTR_RET(rte_sheaf_pool_create("bi_cm", 63, 64, 0,
+	0, SOCKET_ID_ANY, 0, &cfg_capmax));)
+ROW(create_caprange, return PTR_RET(rte_sheaf_pool_create("bi_cr", 63, 64, 0,
+	0, SOCKET_ID_ANY, 0, &cfg_caprange));)
 ROW(create_full, return PTR_RET(rte_sheaf_pool_create("bi_f", 63, 64, 0, 0,
 	SOCKET_ID_ANY, 0, &cfg_full));)
 ROW(create_empty, return PTR_RET(rte_sheaf_pool_create("bi_e", 63, 64, 0, 0,
@@ -133,6 +141,10 @@ ROW(flush_lcore_ring, return rte_sheaf_flush_lcore(ring);)
 ROW(flush_null, return rte_sheaf_flush(NULL);)
 ROW(flush_ring, return rte_sheaf_flush(ring);)
 ROW(flush_empty, return rte_sheaf_flush(empty);)
+ROW(lcap_null, return rte_sheaf_lcore_capacity(NULL, 0);)
+ROW(lcap_ring, return rte_sheaf_lcore_capacity(ring, 0);)
+ROW(lcap_id, return rte_sheaf_lcore_capacity(pool, RTE_MAX_LCORE);)
+ROW(lcap_id_max, return rte_sheaf_lcore_capacity(pool, UINT_MAX);)
 ROW(stranded_null, return rte_sheaf_stranded_max(NULL);)
 ROW(stranded_ring, return rte_sheaf_stranded_max(ring);)
 ROW(info_null, struct rte_sheaf_info i; return rte_sheaf_info_get(NULL, &i);)
@@ -235,6 +247,8 @@ static const struct row rows[] = {
 	R(create_name, EINVAL, true, 1),
 	R(create_zero, EINVAL, true, 1),
 	R(create_cap, EINVAL, true, 1),
+	R(create_capmax, EINVAL, true, 1),
+	R(create_caprange, EINVAL, true, 1),
 	R(create_full, EINVAL, true, 1),
 	R(create_empty, EINVAL, true, 1),
 	R(create_flags, EINVAL, true, 1),
@@ -250,6 +264,10 @@ static const struct row rows[] = {
 	R(flush_null, EINVAL, true, 1),
 	R(flush_ring, EINVAL, true, 1),
 	R(flush_empty, EINVAL, true, 1),
+	R(lcap_null, EINVAL, true, 1),
+	R(lcap_ring, EINVAL, true, 1),
+	R(lcap_id, EINVAL, true, 1),
+	R(lcap_id_max, EINVAL, true, 1),
 	R(stranded_null, EINVAL, true, 1),
 	R(stranded_ring, EINVAL, true, 1),
 	R(info_null, EINVAL, true, 1),

@@ -64,11 +64,11 @@ import json, sys
 work, pool, mbufs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 STATS = ['alloc_fast', 'alloc_slow', 'free_fast', 'free_slow', 'alloc_fail',
          'swap', 'barn_get', 'barn_put', 'refill', 'flush_main', 'prefill',
-         'free_deferred', 'deferred_reclaim']
-INFO = ['size', 'capacity', 'barn_max_full', 'barn_max_empty', 'nb_barns',
+         'free_deferred', 'deferred_reclaim', 'grow', 'shrink']
+INFO = ['size', 'capacity', 'capacity_max', 'barn_max_full', 'barn_max_empty', 'nb_barns',
         'nb_slabs', 'nb_sheaves', 'in_slabs', 'in_barns', 'barn_full',
         'barn_empty', 'in_lcores', 'nb_lcores', 'nb_borrowed', 'in_deferred',
-        'avail', 'in_use', 'stranded_max']
+        'avail', 'in_use', 'stranded_max', 'lcore_capacity']
 bad = []
 
 def check(cond, what):
@@ -94,15 +94,20 @@ for phase in ('running', 'stopped'):
     if isinstance(info, dict) and all(k in info for k in INFO):
         check(info['name'] == pool, f'{phase}: name {info["name"]}')
         check(info['size'] == mbufs, f'{phase}: size {info["size"]}, expected {mbufs}')
-        check(0 < info['capacity'] <= 512, f'{phase}: capacity {info["capacity"]}')
+        check(0 < info['capacity'] <= info['capacity_max'] <= 512,
+              f'{phase}: capacity {info["capacity"]}-{info["capacity_max"]}')
+        caps = info['lcore_capacity']
+        check(isinstance(caps, dict) and len(caps) >= 1 and all(
+            info['capacity'] <= c <= info['capacity_max'] for c in caps.values()),
+            f'{phase}: lcore_capacity {caps} not within the pool\'s')
         check(info['nb_barns'] >= 1, f'{phase}: nb_barns {info["nb_barns"]}')
         held = info['in_slabs'] + info['in_barns'] + info['in_lcores']
         # While forwarding the placement is read racily: objects move
         # between tiers during the read. Once stopped it is exact.
         if phase == 'stopped':
             check(held <= info['size'], f'{phase}: slabs+barns+lcores {held} > size')
-            check(info['in_barns'] <= info['barn_full'] * info['capacity'],
-                  f'{phase}: in_barns {info["in_barns"]} over barn_full x capacity')
+            check(info['in_barns'] <= info['barn_full'] * info['capacity_max'],
+                  f'{phase}: in_barns {info["in_barns"]} over barn_full x capacity_max')
             check(info['avail'] + info['in_use'] == info['size'],
                   f'{phase}: avail + in_use != size')
             # The null ports hold no mbuf once stopped, and no DPDK cache.
