@@ -63,6 +63,7 @@
 #include "rte_sheaf.h"
 #ifdef KILL_APP_POINTS
 #include "sheaf_kill.h"
+#include "sheaf_slot.h"
 #endif
 
 /*
@@ -432,6 +433,24 @@ op_put(struct work *w)
 	return w->nheld == 0 ? 0 : work_give(w, work_some(w, w->nheld), false);
 }
 
+/*
+ * Asked to give back some objects, as an allocation on another lcore
+ * that ran dry asks (SHEAF_REQ_GIVE), then a get: its call serves the
+ * request, keeping what it takes. The request is made here (a test
+ * build's internal call): the matrix has one process on one lcore.
+ */
+static int
+op_asked(struct work *w)
+{
+#ifdef KILL_APP_POINTS
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+
+	(void)sheaf_slot_request_give(&sp->slot[rte_lcore_id()],
+		work_some(w, BULK_MAX));
+#endif
+	return op_get(w);
+}
+
 static int
 op_defer(struct work *w)
 {
@@ -677,6 +696,7 @@ static const struct work_op {
 } work_ops[] = {
 	{ "get", 24, op_get },
 	{ "put", 24, op_put },
+	{ "asked", 6, op_asked },
 	{ "prefill", 12, op_prefill },
 	{ "defer", 8, op_defer },
 	{ "shared", 6, op_shared },

@@ -84,6 +84,7 @@ struct owner {
 static struct rte_mempool *pool;
 static struct sheaf_test_objs table;
 static uint32_t *flags;            /* per object: owner id, 0 when free */
+static void **objs;                /* test_give_keeps_rest's objects */
 static struct rte_ring *ring;
 static struct owner owners[NB_OWNERS];
 static unsigned int worker;        /* the second lcore */
@@ -576,6 +577,8 @@ teardown(void)
 	sheaf_test_objs_free(&table);
 	free(flags);
 	flags = NULL;
+	free(objs);
+	objs = NULL;
 }
 
 #define TINY { .capacity = 4, .barn_max_full = 1, .barn_max_empty = 1 }
@@ -755,6 +758,100 @@ test_reachable_while_freeing(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * An lcore that calls the pool and is asked for a few objects gives those
+ * (one sheaf of them to the barn) and keeps the rest: the worker holds
+ * GIVE_HELD objects in its sheaves and keeps calling (a get and a put of
+ * one); this lcore takes every other object, then asks for GIVE_ASK more.
+ * Before the give request (SHEAF_REQ_GIVE), the worker drained every
+ * sheaf it had: 127 objects moved for the 8 asked.
+ */
+#define GIVE_N 1024
+#define GIVE_HELD 100
+#define GIVE_ASK 8
+
+static uint32_t give_ready;
+
+static int
+give_worker(void *arg __rte_unused)
+{
+	void *objs[GIVE_HELD];
+
+	if (rte_mempool_get_bulk(pool, objs, GIVE_HELD) != 0)
+		return -1;
+	rte_mempool_put_bulk(pool, objs, GIVE_HELD);
+	/* Release: its sheaves hold GIVE_HELD before main goes on. */
+	__atomic_store_n(&give_ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+		if (rte_mempool_get(pool, objs) == 0)
+			rte_mempool_put(pool, objs[0]);
+	}
+	return 0;
+}
+
+static int
+test_give_keeps_rest(void)
+{
+	static const struct rte_sheaf_config cfg = { .capacity = 64 };
+	struct rte_sheaf_stats st;
+	struct rte_sheaf_info info;
+	unsigned int i, rest;
+	uint64_t asks;
+	int ret;
+
+	objs = calloc(GIVE_N, sizeof(*objs));
+	RTE_TEST_ASSERT_NOT_NULL(objs, "no memory");
+	pool = rte_sheaf_pool_create("ss_give", GIVE_N, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	stop = 0;
+	give_ready = 0;
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(give_worker, NULL,
+		worker), "launch");
+	while (!__atomic_load_n(&give_ready, __ATOMIC_ACQUIRE))
+		rte_pause();
+	/* What the worker's sheaves hold (its get loaded whole sheaves). */
+	ret = rte_sheaf_info_get(pool, &info);
+	if (ret != 0 || info.in_lcores < GIVE_HELD ||
+			info.in_lcores >= GIVE_N - GIVE_ASK) {
+		__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+		RTE_TEST_ASSERT(false, "info %d: worker holds %u", ret,
+			info.in_lcores);
+	}
+	/* One object may be in the worker's hands, outside its sheaves. */
+	rest = GIVE_N - info.in_lcores - 1;
+	/* Everything else, one at a time: nothing asked of the worker. */
+	for (i = 0, ret = 0; i < rest && ret == 0; i++)
+		ret = rte_mempool_get(pool, &objs[i]);
+	if (ret != 0)
+		i--;
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats");
+	asks = st.count[RTE_SHEAF_STAT_ASK];
+	if (i == rest)
+		ret = rte_mempool_get_bulk(pool, &objs[rest], GIVE_ASK);
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats");
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_wait_lcore(worker), "worker");
+	if (i == rest && ret == 0)
+		rte_mempool_put_bulk(pool, objs, rest + GIVE_ASK);
+	else
+		rte_mempool_put_bulk(pool, objs, i);
+	RTE_TEST_ASSERT(i == rest && ret == 0,
+		"%u of %u objects taken, then the get of %u: %d", i, rest,
+		GIVE_ASK, ret);
+	SHEAF_TEST_ASSERT_INT(asks, 0, "asks before the last get");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_ASK], 1, "asks");
+	/* What the shared tiers lacked: GIVE_ASK, or one less. */
+	RTE_TEST_ASSERT(st.count[RTE_SHEAF_STAT_DRAIN] >= GIVE_ASK - 1 &&
+		st.count[RTE_SHEAF_STAT_DRAIN] <= GIVE_ASK,
+		"objects the asked worker gave back: got %" PRIu64 ", expected %u or %u",
+		st.count[RTE_SHEAF_STAT_DRAIN], GIVE_ASK - 1, GIVE_ASK);
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), GIVE_N,
+		"avail_count at the end");
+	return TEST_SUCCESS;
+}
+
 static int
 suite_setup(void)
 {
@@ -779,6 +876,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(NULL, teardown, test_churn_pthread_cache_default),
 	SHEAF_TEST_CASE_ST(NULL, teardown, test_churn_registered_thread),
 	SHEAF_TEST_CASE_ST(NULL, teardown, test_reachable_while_freeing),
+	SHEAF_TEST_CASE_ST(NULL, teardown, test_give_keeps_rest),
 	SHEAF_TEST_CASES_END
 };
 

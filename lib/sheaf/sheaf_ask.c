@@ -13,23 +13,34 @@
 
 void
 sheaf_ask_start(struct sheaf_ask *a, struct sheaf_pool *sp,
-	const struct sheaf_slot_set *want, unsigned int kind,
+	const struct sheaf_slot_set *want, unsigned int kind, uint32_t amount,
 	sheaf_ask_act_t act, void *arg)
 {
-	unsigned int i, w, n = 0;
-	uint64_t b;
-
 	a->sp = sp;
 	a->kind = kind;
 	a->act = act;
 	a->arg = arg;
-	a->pending = *want;
 	memset(&a->no_take, 0, sizeof(a->no_take));
 	a->moved = 0;
 	a->remote = 0;
 	a->polls = a->idle = a->fenced = a->busy = a->again = 0;
+	sheaf_ask_restart(a, want, amount);
+}
+
+void
+sheaf_ask_restart(struct sheaf_ask *a, const struct sheaf_slot_set *want,
+	uint32_t amount)
+{
+	struct sheaf_pool *sp = a->sp;
+	unsigned int i, w, n = 0;
+	uint64_t b;
+
+	a->amount = amount;
+	a->pending = *want;
 	SHEAF_SLOT_SET_FOREACH(i, &a->pending, w, b) {
-		a->gen[i] = sheaf_slot_request(&sp->slot[i], kind);
+		a->gen[i] = a->kind == SHEAF_REQ_GIVE ?
+			sheaf_slot_request_give(&sp->slot[i], amount) :
+			sheaf_slot_request(&sp->slot[i], a->kind);
 		n++;
 	}
 	if (n != 0)
@@ -131,6 +142,21 @@ sheaf_ask_take(struct sheaf_ask *a, const struct sheaf_slot_set *marked,
 		}
 		sheaf_slot_unmark(v);
 	}
+}
+
+unsigned int
+sheaf_ask_served(struct sheaf_ask *a)
+{
+	unsigned int i, w, left = 0;
+	uint64_t b;
+
+	SHEAF_SLOT_SET_FOREACH(i, &a->pending, w, b) {
+		if (sheaf_slot_is_served(&a->sp->slot[i], a->kind, a->gen[i]))
+			sheaf_slot_set_del(&a->pending, i);
+		else
+			left++;
+	}
+	return left;
 }
 
 unsigned int

@@ -38,6 +38,7 @@ typedef unsigned int (*sheaf_ask_act_t)(struct sheaf_pool *sp,
 struct sheaf_ask {
 	struct sheaf_pool *sp;
 	unsigned int kind;         /* SHEAF_REQ_* */
+	uint32_t amount;           /* objects a SHEAF_REQ_GIVE asks for */
 	uint32_t gen[RTE_MAX_LCORE]; /* the generation asked of each slot */
 	sheaf_ask_act_t act;
 	void *arg;
@@ -53,17 +54,32 @@ struct sheaf_ask {
  * Ask every slot of want. The caller leaves out the slot it holds, if
  * any (it would wait for itself), and only that one: the slot of its
  * lcore id is another's when another process owns it, or a thief holds
- * it, and is asked like any other.
+ * it, and is asked like any other. amount: the objects a SHEAF_REQ_GIVE
+ * asks of each (ignored by the other kinds); the asker itself serves an
+ * idle or dead slot with act, whatever the kind.
  */
 void sheaf_ask_start(struct sheaf_ask *a, struct sheaf_pool *sp,
-	const struct sheaf_slot_set *want, unsigned int kind,
+	const struct sheaf_slot_set *want, unsigned int kind, uint32_t amount,
 	sheaf_ask_act_t act, void *arg);
+
+/* Ask the slots of want again (after a poll left none pending). */
+void sheaf_ask_restart(struct sheaf_ask *a, const struct sheaf_slot_set *want,
+	uint32_t amount);
 
 /*
  * One look at every pending slot: drop the served ones, serve the dead
- * and the idle. Returns how many are still pending.
+ * and the idle. Returns how many are still pending. It reads each
+ * owner's first cache line (its owner word and counters), which the
+ * owner's every call writes: a waiter calls it now and then, and
+ * sheaf_ask_served() in between.
  */
 unsigned int sheaf_ask_poll(struct sheaf_ask *a);
+
+/*
+ * Drop the served slots, reading only their acknowledgements (a line the
+ * owner writes when it serves). Returns how many are still pending.
+ */
+unsigned int sheaf_ask_served(struct sheaf_ask *a);
 
 
 #endif /* _SHEAF_ASK_H_ */

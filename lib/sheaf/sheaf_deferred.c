@@ -573,8 +573,8 @@ sheaf_rcu_stamp_others(struct sheaf_pool *sp, const struct sheaf_slot *self,
 	int ret = 0;
 
 	sheaf_rcu_want_stamps(sp, self, &want);
-	sheaf_ask_start(&ask, sp, &want, SHEAF_REQ_STAMP, sheaf_rcu_act_stamp,
-		NULL);
+	sheaf_ask_start(&ask, sp, &want, SHEAF_REQ_STAMP, 0,
+		sheaf_rcu_act_stamp, NULL);
 	while (sheaf_ask_poll(&ask) != 0) {
 		if (sheaf_clock_ns() >= deadline) {
 			ret = -ETIMEDOUT;

@@ -111,8 +111,8 @@ sheaf_flush_all(struct sheaf_pool *sp)
 	/* As long as an allocation would wait (sheaf_reclaim.h). */
 	deadline = sheaf_clock_ns() + 3 * sp->tun.idle_ns +
 		sp->tun.membarrier_ns;
-	sheaf_ask_start(&ask, sp, &want, SHEAF_REQ_DRAIN, sheaf_reclaim_drain,
-		NULL);
+	sheaf_ask_start(&ask, sp, &want, SHEAF_REQ_DRAIN, 0,
+		sheaf_reclaim_drain, NULL);
 	while ((left = sheaf_ask_poll(&ask)) != 0 &&
 			sheaf_clock_ns() < deadline)
 		rte_pause();

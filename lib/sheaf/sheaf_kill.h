@@ -29,6 +29,7 @@
 	X("push.copied")        /* fast put: copied in, count not stored */ \
 	X("swap")               /* main and spare about to swap */ \
 	X("drain.barn")         /* drain: whole sheaves given, rest not */ \
+	X("give.copied")        /* give: objects copied, sheaf not pushed */ \
 	X("take.marked")        /* remote take: slot marked, no fence */ \
 	X("take.fenced")        /* remote take: fenced, slot not served */ \
 	X("take.served")        /* remote take: served, mark still held */ \

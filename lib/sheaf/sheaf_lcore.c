@@ -43,8 +43,36 @@
 #include "sheaf_slab.h"
 #include "sheaf_validate.h"
 
+/*
+ * A give request, served inside a call that needs keep objects of the
+ * slot's own (a get's n: giving them only to take them back from the
+ * barn would leave the asker short): n objects back to the barn in one
+ * sheaf, as many of them as the slot holds beyond keep. n 0 (an amount
+ * an earlier serve took, see sheaf_slot_request_give()), or all the slot
+ * holds in a call that keeps none: everything, as a drain, which also
+ * takes what the barn refuses. Returns the objects given.
+ */
+static unsigned int
+sheaf_lcore_give_back(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	uint32_t n, unsigned int keep)
+{
+	unsigned int bad = 0, g = 0, held = sheaf_pair_count(lc), t;
+
+	if (n != 0 && (keep != 0 || n < held)) {
+		t = held > keep ? RTE_MIN(n, held - keep) : 0;
+		if (t != 0)
+			g = sheaf_pair_give_back(sp, lc, lc->barn, t);
+		if (g != 0 || keep != 0)
+			return g;
+	}
+	g = sheaf_pair_drain(sp, lc, lc->barn, &bad);
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_INVALID, bad);
+	return g;
+}
+
 void
-sheaf_lcore_serve(struct sheaf_pool *sp, struct sheaf_slot *lc)
+sheaf_lcore_serve(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	unsigned int keep)
 {
 	unsigned int bad = 0;
 	uint32_t gen;
@@ -59,6 +87,13 @@ sheaf_lcore_serve(struct sheaf_pool *sp, struct sheaf_slot *lc)
 			sheaf_pair_drain(sp, lc, lc->barn, &bad));
 		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_INVALID, bad);
 		sheaf_slot_served(lc, SHEAF_REQ_DRAIN, gen);
+	}
+	gen = sheaf_slot_take_request(lc, SHEAF_REQ_GIVE);
+	if (gen != 0) {
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_DRAIN,
+			sheaf_lcore_give_back(sp, lc,
+				sheaf_slot_take_want(lc), keep));
+		sheaf_slot_served(lc, SHEAF_REQ_GIVE, gen);
 	}
 	gen = sheaf_slot_take_request(lc, SHEAF_REQ_STAMP);
 	if (gen != 0) {
@@ -352,7 +387,7 @@ sheaf_lcore_get_held(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	uint64_t w;
 
 	if (!sheaf_call_reentered())
-		sheaf_lcore_serve(sp, lc);
+		sheaf_lcore_serve(sp, lc, n);
 	w = sheaf_pair_state(lc);
 	if (n > sheaf_pair_msize(w))
 		return sheaf_lcore_get_in(sp, lc, objs, n);
@@ -368,7 +403,7 @@ sheaf_lcore_put_held(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	uint64_t w;
 
 	if (!sheaf_call_reentered())
-		sheaf_lcore_serve(sp, lc);
+		sheaf_lcore_serve(sp, lc, 0);
 	w = sheaf_pair_state(lc);
 	if (n > sheaf_pair_room(lc, sheaf_pair_msize(w))) {
 		sheaf_lcore_put_in(sp, lc, objs, n);

@@ -86,10 +86,12 @@ sheaf_pool_put(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 }
 
 /*
- * Serve the requests at lc's gate (lc held): drain, stamp. Called at
- * every out-of-line entry of an owner.
+ * Serve the requests at lc's gate (lc held): drain, give, stamp. Called
+ * at every out-of-line entry of an owner; keep: the objects the call
+ * needs of its own (a get's n), which a give leaves it.
  */
-void sheaf_lcore_serve(struct sheaf_pool *sp, struct sheaf_slot *lc);
+void sheaf_lcore_serve(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	unsigned int keep);
 
 /* Give everything lc (held) holds back to the shared tiers. */
 unsigned int sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_slot *lc);

@@ -226,6 +226,48 @@ sheaf_pair_tx_give(struct sheaf_tx *tx, struct sheaf_slot *v, uint32_t b)
 }
 
 unsigned int
+sheaf_pair_give_back(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t b,
+	unsigned int n)
+{
+	uint64_t w = sheaf_pair_state(lc);
+	uint32_t ss = sheaf_st_size(w, SHEAF_SPARE);
+	uint32_t ms = sheaf_st_size(w, SHEAF_MAIN);
+	unsigned int t1, t2;
+	struct sheaf_tx tx;
+	struct sheaf *e;
+	uint32_t i;
+
+	/* One arena sheaf's worth at most. */
+	n = RTE_MIN(n, sp->cfg.capacity_max);
+	t1 = RTE_MIN(ss, n);
+	t2 = RTE_MIN(ms, n - t1);
+
+	/* Racy, not critical: skip the lock when it cannot go. */
+	if (t1 + t2 == 0 || sheaf_barn_nb_empty(sp, b) == 0 ||
+			sheaf_barn_nb_full(sp, b) >= sp->cfg.barn_max_full ||
+			sheaf_barn_begin(&tx, sp, b, SHEAF_TX_give, false) < 0)
+		return 0;
+	i = sheaf_barn_nb_full(sp, b) < sp->cfg.barn_max_full ?
+		sheaf_barn_pop_empty(&tx, b) : SHEAF_NONE;
+	if (i == SHEAF_NONE) {
+		sheaf_tx_end(&tx);
+		return 0;
+	}
+	e = sheaf_at(sp, i);
+	/* Beyond e's size: its push below commits them. */
+	memcpy(e->objs, &sheaf_pair_sheaf(lc, w, SHEAF_SPARE)->objs[ss - t1],
+		t1 * sizeof(void *));
+	memcpy(&e->objs[t1], &sheaf_pair_sheaf(lc, w, SHEAF_MAIN)->objs[ms - t2],
+		t2 * sizeof(void *));
+	SHEAF_KILL("give.copied");
+	sheaf_barn_push_full(&tx, b, i, t1 + t2);
+	sheaf_tx_store64(&tx, &lc->state, sheaf_st_make(sheaf_st_idx(w,
+		SHEAF_MAIN), ms - t2, sheaf_st_idx(w, SHEAF_SPARE), ss - t1));
+	sheaf_tx_end(&tx);
+	return t1 + t2;
+}
+
+unsigned int
 sheaf_pair_drain(struct sheaf_pool *sp, struct sheaf_slot *v, uint32_t b,
 	unsigned int *bad)
 {

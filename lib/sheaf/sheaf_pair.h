@@ -234,6 +234,15 @@ unsigned int sheaf_pair_flush(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	enum sheaf_which h, unsigned int *bad);
 
 /*
+ * Give n objects of lc's back (n below what it holds), one sheaf of them
+ * to barn b for an empty one: from the top of spare, then of main, in one
+ * transaction. Returns the objects moved: 0 when the barn has no empty
+ * sheaf, is at its limit or its lock was refused.
+ */
+unsigned int sheaf_pair_give_back(struct sheaf_pool *sp,
+	struct sheaf_slot *lc, uint32_t b, unsigned int n);
+
+/*
  * Give everything v holds back: non-empty sheaves whole to barn b for its
  * empty ones, the rest to the slabs. Returns the objects moved; *bad as
  * sheaf_pair_flush().

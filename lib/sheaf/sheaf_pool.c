@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -152,6 +153,7 @@ sheaf_config_resolve(const struct rte_mempool *mp,
 		out->barrier_timeout_ms = RTE_SHEAF_BARRIER_MS_DEFAULT;
 	sp->tun.idle_ns = (uint64_t)out->idle_us * 1000;
 	sp->tun.membarrier_ns = (uint64_t)out->membarrier_interval_us * 1000;
+	sp->tun.dry_cycles = rte_get_tsc_hz() / (1000000 / SHEAF_DRY_US);
 	sp->tun.barrier_ns = (uint64_t)out->barrier_timeout_ms * 1000000;
 	return 0;
 }

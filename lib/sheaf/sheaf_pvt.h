@@ -206,7 +206,9 @@ struct sheaf_depot {
 #define SHEAF_GATE_DRAIN    0x2 /* request: give your sheaves back */
 #define SHEAF_GATE_STAMP    0x4 /* request: stamp your deferred sheaf */
 #define SHEAF_GATE_MARKED   0x8 /* a thief holds the slot (marker) */
-#define SHEAF_GATE_REQUESTS (SHEAF_GATE_DRAIN | SHEAF_GATE_STAMP)
+#define SHEAF_GATE_GIVE     0x10 /* request: give back some objects */
+#define SHEAF_GATE_REQUESTS (SHEAF_GATE_DRAIN | SHEAF_GATE_STAMP | \
+	SHEAF_GATE_GIVE)
 
 /* Slot owner's membarrier() registrations (sheaf_proc.h). */
 #define SHEAF_MB_PRIVATE 0x1
@@ -243,8 +245,14 @@ struct sheaf_slot {
 	 * thread, atomic add), done the last one served (the owner, or
 	 * the thief or heir holding the slot). See sheaf_slot.h.
 	 */
-	uint32_t req[2];
-	uint32_t done[2];
+	uint32_t req[3];
+	uint32_t done[3];
+	/*
+	 * Objects a give request asks for (SHEAF_REQ_GIVE): the largest
+	 * asked since the owner's last serve, raised by requesters (CAS),
+	 * taken and zeroed by the owner's serve (exchange). See sheaf_slot.h.
+	 */
+	uint32_t want;
 	/* Deferred sheaf: index (20 bits) and objects (12); owner. */
 	uint32_t dstate;
 	uint32_t mb;           /* owner's SHEAF_MB_*, set at claim */
@@ -256,6 +264,9 @@ struct sheaf_slot {
 	/* Capacity adaptation (sheaf_lcore.c); owner, plain. */
 	uint32_t adapt_slow;   /* slow entries since the last look */
 	uint64_t adapt_moved;  /* objects moved at the last look */
+	/* A reclaim found the pool dry (sheaf_reclaim.c); owner, plain. */
+	uint64_t dry_tsc;      /* when, on this thread's TSC */
+	uint64_t dry_have;     /* what the others and the tiers held then */
 } __rte_cache_aligned;
 
 /*
@@ -283,11 +294,24 @@ struct sheaf_park {
 	void *objs[SHEAF_PARK_OBJS];
 };
 
+/*
+ * A reclaim that found fewer objects in the other lcores and the shared
+ * tiers together than it needed holds that look for this long, on its
+ * lcore: a get run dry again meanwhile fails at once without reading the
+ * other lcores' lines (which their every call writes: each look costs a
+ * cache miss on both sides), unless it asks for no more than the look
+ * found. Objects freed into other lcores' sheaves meanwhile wait for the
+ * next look, as objects in another lcore's mempool cache are out of a
+ * ring driver's reach.
+ */
+#define SHEAF_DRY_US 2
+
 /* Per-pool settings resolved from struct rte_sheaf_config. */
 struct sheaf_tunables {
 	uint64_t idle_ns;         /* no call for this long: idle */
 	uint64_t membarrier_ns;   /* one membarrier() per pool per interval */
 	uint64_t barrier_ns;      /* deferred barrier time-out */
+	uint64_t dry_cycles;      /* a dry pool's look holds this long (TSC) */
 };
 
 /** The mempool's pool_data. */

@@ -8,7 +8,9 @@
  */
 
 #include <inttypes.h>
+#include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_pause.h>
 
@@ -79,15 +81,22 @@ sheaf_reclaim_inside(const struct sheaf_pool *sp, const struct sheaf_ask *a)
 	return false;
 }
 
+/* Polls of the acknowledgements between two looks of a reclaim. */
+#define SHEAF_RECLAIM_LOOK 32
+
 bool
 sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 {
 	struct sheaf_slot_set want = { { 0 } };
 	uint64_t held, tiers, deadline, cap, now, start;
 	struct sheaf_ask ask;
-	unsigned int left;
-	bool ok = false, last = false;
+	unsigned int left, k;
+	bool ok = false, last = false, again = false;
 
+	/* Dry a moment ago, by this lcore's look (sheaf_reclaim.h). */
+	if (self != NULL && rte_rdtsc() - self->dry_tsc < sp->tun.dry_cycles &&
+			n > self->dry_have)
+		return false;
 	/*
 	 * Sheaves that dead processes left in transit or borrowed: rare;
 	 * cheap, or rate-limited.
@@ -101,8 +110,13 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 	if (tiers >= n)
 		return true;
 	/* Not there at all: fail as cheaply as a ring would. */
-	if (held == 0 || held + tiers < n)
+	if (held == 0 || held + tiers < n) {
+		if (self != NULL) {
+			self->dry_tsc = rte_rdtsc();
+			self->dry_have = held + tiers;
+		}
 		return false;
+	}
 	/*
 	 * An owner that calls answers within microseconds. One that does
 	 * not is idle after idle_ns of watching; the fence may wait for
@@ -118,11 +132,38 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 	 * after it is seen inside, up to 100 idle times in all.
 	 */
 	cap = now + 100 * sp->tun.idle_ns;
-	sheaf_ask_start(&ask, sp, &want, SHEAF_REQ_DRAIN, sheaf_reclaim_drain,
-		NULL);
-	for (;;) {
+	sheaf_ask_start(&ask, sp, &want, SHEAF_REQ_GIVE, n - tiers,
+		sheaf_reclaim_drain, NULL);
+	for (k = 0;; k++) {
+		/*
+		 * Between looks, only the acknowledgements: a look reads
+		 * the asked owners' first lines and walks the barns, lines
+		 * the owners write at every call.
+		 */
+		if (k % SHEAF_RECLAIM_LOOK != 0) {
+			left = sheaf_ask_served(&ask);
+			if (left != 0) {
+				rte_pause();
+				continue;
+			}
+		}
 		left = sheaf_ask_poll(&ask);
-		if (sheaf_reclaim_tiers(sp) >= n || left == 0) {
+		tiers = sheaf_reclaim_tiers(sp);
+		/*
+		 * All served, still short (another allocation took what was
+		 * given, or a serve read a smaller amount: see
+		 * sheaf_slot_request_give()): ask once more.
+		 */
+		if (left == 0 && tiers < n && !again) {
+			again = true;
+			memset(&want, 0, sizeof(want));
+			held = sheaf_reclaim_holders(sp, self, &want);
+			if (held != 0 && held + tiers >= n) {
+				sheaf_ask_restart(&ask, &want, n - tiers);
+				continue;
+			}
+		}
+		if (tiers >= n || left == 0) {
 			ok = true;
 			break;
 		}

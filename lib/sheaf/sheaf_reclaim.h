@@ -13,10 +13,14 @@
  * A failed allocation first counts what other slots hold (racy): if the
  * shared tiers and all slots together hold fewer objects than it needs,
  * it fails at once, as cheaply as a ring's failed dequeue. Otherwise it
- * asks the holders to drain (sheaf_ask.h) and waits, up to three times
+ * asks the holders to give back what it lacks (SHEAF_REQ_GIVE: each owner
+ * gives that many at its next call, one sheaf of them to the barn, and
+ * keeps the rest: a pool run short does not shuttle every lcore's
+ * sheaves across CPUs at each failure; once all are served and it is
+ * still short, it asks once more) and waits, up to three times
  * the pool's idle time plus its membarrier interval (4 ms by default),
  * and while an asked owner is inside a call up to 100 idle times (0.1 s):
- * an owner that calls the pool drains at its next call, within
+ * an owner that calls the pool gives at its next call, within
  * microseconds; one that stays away is idle after the idle time and is
  * drained by the asker, fenced; one preempted inside a call answers when
  * it runs again; a dead one is drained at once. An lcore that calls the

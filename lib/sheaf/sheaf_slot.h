@@ -20,7 +20,7 @@
  *
  * Calls. The owner's thread sets busy on entry and loads gate, and clears
  * busy with a release on exit. gate carries what other threads want:
- *   - requests (SHEAF_GATE_DRAIN, _STAMP): a requester counts its
+ *   - requests (SHEAF_GATE_DRAIN, _GIVE, _STAMP): a requester counts its
  *     request in the slot (req, getting a generation), then sets the
  *     kind's gate bit with a release. The owner, at its next call,
  *     clears the bit (acquire), reads req, serves, and stores that
@@ -138,13 +138,55 @@ int sheaf_slot_hold(struct sheaf_pool *sp, struct sheaf_slot **lc);
 bool sheaf_slot_marked_stay(struct sheaf_pool *sp, struct sheaf_slot *lc);
 
 /* Request kinds, and their gate bits. */
-#define SHEAF_REQ_DRAIN 0
-#define SHEAF_REQ_STAMP 1
+#define SHEAF_REQ_DRAIN 0 /* give every sheaf back */
+#define SHEAF_REQ_STAMP 1 /* stamp the deferred sheaf */
+#define SHEAF_REQ_GIVE 2  /* give back some objects (want) */
 
 static inline uint32_t
 sheaf_req_bit(unsigned int kind)
 {
-	return kind == SHEAF_REQ_DRAIN ? SHEAF_GATE_DRAIN : SHEAF_GATE_STAMP;
+	return kind == SHEAF_REQ_DRAIN ? SHEAF_GATE_DRAIN :
+		kind == SHEAF_REQ_STAMP ? SHEAF_GATE_STAMP : SHEAF_GATE_GIVE;
+}
+
+/*
+ * Ask v's holder to give back n objects (SHEAF_REQ_GIVE): its generation.
+ * The amount goes into want first (raised by CAS, relaxed), then the
+ * count (release: pairs with the owner's acquire of the count in
+ * sheaf_slot_take_request(); every increment is a read-modify-write, so
+ * a count read at or past gen carries this CAS along), then the bit. A
+ * serve that covers gen takes want after it reads the count: it reads
+ * this amount or a larger one, unless an earlier serve (covering older
+ * generations) took the amount already: then 0, served as a drain of
+ * everything, or a smaller amount raised since, served as asked and
+ * short for this requester, who asks again (sheaf_reclaim()). No joining:
+ * a serve covering a joined generation might have taken want before this
+ * amount was raised.
+ */
+static inline uint32_t
+sheaf_slot_request_give(struct sheaf_slot *v, uint32_t n)
+{
+	uint32_t cur = __atomic_load_n(&v->want, __ATOMIC_RELAXED), gen;
+
+	while (cur < n && !__atomic_compare_exchange_n(&v->want, &cur, n,
+			true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	gen = __atomic_add_fetch(&v->req[SHEAF_REQ_GIVE], 1,
+		__ATOMIC_RELEASE);
+	/* Release: the owner that sees the bit sees the count. */
+	__atomic_fetch_or(&v->gate, SHEAF_GATE_GIVE, __ATOMIC_RELEASE);
+	return gen;
+}
+
+/*
+ * The owner, serving a give request it took: the objects asked for, 0
+ * for all. Acquire: with the count's acquire before it, every amount of
+ * a covered generation is in what it reads (sheaf_slot_request_give()).
+ */
+static inline uint32_t
+sheaf_slot_take_want(struct sheaf_slot *lc)
+{
+	return __atomic_exchange_n(&lc->want, 0, __ATOMIC_ACQUIRE);
 }
 
 /* Ask v's holder to serve a request of kind: its generation. */

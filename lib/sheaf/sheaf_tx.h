@@ -64,6 +64,7 @@
 	X(refill)           /* slab objects into main */ \
 	X(flush)            /* a slot sheaf's objects to the slabs */ \
 	X(drain)            /* a slot's sheaves whole to the barn */ \
+	X(give)             /* some of a slot's objects to the barn */ \
 	X(lend)             /* prefill: a slot sheaf lent whole */ \
 	X(prefill_get)      /* prefill: a barn sheaf lent */ \
 	X(prefill_put)      /* prefill: a sheaf back to the barn */ \
