@@ -275,9 +275,24 @@ rte_sheaf_rcu_attach(struct rte_mempool *mp, struct rte_rcu_qsbr *v)
 static int
 sheaf_deferred_call(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 {
-	struct sheaf_slot *lc = NULL;
+	struct sheaf_slot *lc = sheaf_slot_of(sp);
 	int ret;
 
+	/*
+	 * The fast path of the ops' get and put (sheaf_lcore.h): the owner's
+	 * brackets, room in its deferred sheaf; a handler that interrupts
+	 * finds the slot busy and takes the full path below.
+	 */
+	if (sheaf_slot_fast_ok(lc)) {
+		if (sheaf_slot_enter(lc) == 0 &&
+				sheaf_deferred_fast(sp, lc, objs, n)) {
+			sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_DEFERRED, n);
+			sheaf_slot_leave(lc);
+			return 0;
+		}
+		sheaf_slot_leave(lc);
+	}
+	lc = NULL;
 	/*
 	 * The call counted first: a signal handler inside a call of its
 	 * thread is re-entered (no slot claim, no recovery, no log) and

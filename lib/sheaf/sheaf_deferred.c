@@ -223,6 +223,24 @@ sheaf_deferred_stamp(struct sheaf_pool *sp, struct sheaf_slot *v)
 	return sheaf_ds_idx(ds) != SHEAF_NONE ? sheaf_ds_size(ds) : 0;
 }
 
+bool
+sheaf_deferred_fast(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	void * const *objs, unsigned int n)
+{
+	uint32_t ds = lc->dstate, size = sheaf_ds_size(ds);
+	struct sheaf *s;
+
+	if (sheaf_ds_idx(ds) == SHEAF_NONE || n >= sp->cfg.capacity - size)
+		return false;
+	s = sheaf_at(sp, sheaf_ds_idx(ds));
+	/* Beyond the count, as sheaf_rcu_free_slot() below. */
+	memcpy(&s->objs[size], objs, n * sizeof(void *));
+	SHEAF_KILL("defer.copy");
+	/* Relaxed: racy counts and the barrier's probe of the index. */
+	__atomic_store_n(&lc->dstate, ds + n, __ATOMIC_RELAXED);
+	return true;
+}
+
 /* Deferred frees into the held slot's own sheaf. */
 static int
 sheaf_rcu_free_slot(struct sheaf_pool *sp, struct sheaf_slot *lc,

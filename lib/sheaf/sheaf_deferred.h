@@ -34,6 +34,15 @@ sheaf_deferred_qsbr(const struct sheaf_pool *sp)
 }
 
 /*
+ * The owner inside its fast-path brackets (sheaf_slot_enter()): n objects
+ * into its deferred sheaf when it has one with room for them all that
+ * they do not fill (nothing to stamp). Returns false, nothing done,
+ * otherwise: the caller takes the full path.
+ */
+bool sheaf_deferred_fast(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	void * const *objs, unsigned int n);
+
+/*
  * Free objects deferred from the calling thread: into its slot's deferred
  * sheaf when it holds one (lc, entered), else into its socket's shared
  * one. 0, or -EAGAIN when a signal handler finds every way blocked by the

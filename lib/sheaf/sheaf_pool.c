@@ -326,13 +326,34 @@ sheaf_pool_check(const struct rte_mempool *mp)
 	return -EINVAL;
 }
 
+/*
+ * This process's index of the sheaf ops in DPDK's ops table, once a pool
+ * showed it (-1 before): every public call checks its pool, and a name
+ * comparison each time cost the deferred free a few percent. Relaxed: a
+ * stale -1 only compares the name once more; the index of a name never
+ * changes in a process.
+ */
+static int32_t sheaf_ops_index = -1;
+
+static bool
+sheaf_pool_ops_ours(const struct rte_mempool *mp)
+{
+	if (mp->ops_index == __atomic_load_n(&sheaf_ops_index,
+			__ATOMIC_RELAXED))
+		return true;
+	if (strcmp(rte_mempool_get_ops(mp->ops_index)->name,
+			RTE_SHEAF_OPS_NAME) != 0)
+		return false;
+	__atomic_store_n(&sheaf_ops_index, mp->ops_index, __ATOMIC_RELAXED);
+	return true;
+}
+
 bool
 sheaf_pool_valid(const struct rte_mempool *mp)
 {
 	const struct sheaf_pool *sp;
 
-	if (mp == NULL || strcmp(rte_mempool_get_ops(mp->ops_index)->name,
-			RTE_SHEAF_OPS_NAME) != 0)
+	if (mp == NULL || !sheaf_pool_ops_ours(mp))
 		return false;
 	sp = sheaf_pool_of(mp);
 	return sp != NULL && sp->magic == SHEAF_POOL_MAGIC;
