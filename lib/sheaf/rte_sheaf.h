@@ -202,7 +202,7 @@ struct rte_sheaf_config {
 	X(FLUSH_MAIN, flush_main, "Objects flushed from a main sheaf to slabs") \
 	X(FLUSH_OTHER, flush_other, "Objects flushed to slabs by a flush call") \
 	X(REENTRANT, reentrant, "Events: call found its lcore busy (signal handler)") \
-	X(ASK, ask, "Events: another lcore asked to give its sheaves back or stamp its deferred sheaf") \
+	X(ASK, ask, "Events: an lcore asked by another to give objects back (an allocation run short), its sheaves (a flush) or to stamp its deferred sheaf") \
 	X(DRAIN, drain, "Objects an lcore gave back when asked") \
 	X(REMOTE_TAKE, remote_take, "Objects taken back from idle or dead lcores' sheaves") \
 	X(MEMBARRIER, membarrier, "Events: membarrier() calls to take from idle lcores") \

@@ -7,9 +7,10 @@
 
 /*
  * Asking other lcores for something only their owner may do (give their
- * sheaves back, stamp their deferred sheaf), and doing it for those that
- * cannot answer: SLUB flushes another CPU's sheaves by asking it (work on
- * that CPU), never by touching them from afar.
+ * sheaves back, give some objects back, stamp their deferred sheaf), and
+ * doing it for those that cannot answer: SLUB flushes another CPU's
+ * sheaves by asking it (work on that CPU), never by touching them from
+ * afar.
  *
  * For each slot asked:
  *   - a request bit goes into its gate; the owner serves it at its next

@@ -16,8 +16,9 @@
  * The pair of sheaves changes only through sheaf_pair.h; the ladder
  * decides which rung, not how.
  *
- * Every out-of-line entry of an owner first serves the requests at its
- * slot's gate (drain, stamp): the owner answers for its own sheaves.
+ * The out-of-line get and put of an owner first serve the requests at its
+ * slot's gate (drain, give, stamp): the owner answers for its own
+ * sheaves.
  * Calls that cannot use a slot go to the shared path (sheaf_shared.h).
  *
  * A re-entered call (sheaf_call_reentered(): a signal handler whose
@@ -46,26 +47,36 @@
 /*
  * A give request, served inside a call that needs keep objects of the
  * slot's own (a get's n: giving them only to take them back from the
- * barn would leave the asker short): n objects back to the barn in one
- * sheaf, as many of them as the slot holds beyond keep. n 0 (an amount
- * an earlier serve took, see sheaf_slot_request_give()), or all the slot
- * holds in a call that keeps none: everything, as a drain, which also
- * takes what the barn refuses. Returns the objects given.
+ * barn would leave the asker short; a call short of them anyway keeps
+ * none): n objects, as many as the slot holds beyond keep, back in one
+ * barn sheaf, or to the slabs (top of spare, then main) when the barn has
+ * no empty sheaf; all the slot holds as a drain when that is what n asks
+ * of a call that keeps none. n 0: an earlier serve took the amount with
+ * its own, and gave it (sheaf_slot_request_give()): nothing. Returns the
+ * objects given.
  */
 static unsigned int
 sheaf_lcore_give_back(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	uint32_t n, unsigned int keep)
 {
-	unsigned int bad = 0, g = 0, held = sheaf_pair_count(lc), t;
+	unsigned int bad = 0, held = sheaf_pair_count(lc), g, t;
 
-	if (n != 0 && (keep != 0 || n < held)) {
-		t = held > keep ? RTE_MIN(n, held - keep) : 0;
-		if (t != 0)
-			g = sheaf_pair_give_back(sp, lc, lc->barn, t);
-		if (g != 0 || keep != 0)
-			return g;
+	if (held < keep)
+		keep = 0;
+	if (n == 0 || held == keep)
+		return 0;
+	if (keep == 0 && n >= held) {
+		g = sheaf_pair_drain(sp, lc, lc->barn, &bad);
+	} else {
+		t = RTE_MIN(n, held - keep);
+		g = sheaf_pair_give_back(sp, lc, lc->barn, t);
+		if (g == 0) {
+			g = sheaf_pair_flush_some(sp, lc, SHEAF_SPARE, t,
+				&bad);
+			g += sheaf_pair_flush_some(sp, lc, SHEAF_MAIN, t - g,
+				&bad);
+		}
 	}
-	g = sheaf_pair_drain(sp, lc, lc->barn, &bad);
 	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_INVALID, bad);
 	return g;
 }
@@ -89,7 +100,11 @@ sheaf_lcore_serve(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		sheaf_slot_served(lc, SHEAF_REQ_DRAIN, gen);
 	}
 	gen = sheaf_slot_take_request(lc, SHEAF_REQ_GIVE);
-	if (gen != 0) {
+	/*
+	 * A bit left after the serve that covered its generation (set
+	 * after the count, or left by a thief or heir that drained): done.
+	 */
+	if (gen != 0 && !sheaf_slot_is_served(lc, SHEAF_REQ_GIVE, gen)) {
 		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_DRAIN,
 			sheaf_lcore_give_back(sp, lc,
 				sheaf_slot_take_want(lc), keep));
@@ -117,7 +132,9 @@ sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_slot *lc)
 }
 
 /*
- * Capacity adaptation, at each slow entry of the owner (not re-entered):
+ * Capacity adaptation, at each slow put and each slow get that succeeds
+ * of the owner (not re-entered; a get run dry moves nothing and would
+ * read as a one-way flow):
  * every SHEAF_ADAPT_EVERY slow entries, the objects moved since the last
  * look (the slot's counters) say how often the lcore leaves its sheaves.
  * More often than every SHEAF_ADAPT_GROW capacities of objects (a
@@ -253,6 +270,18 @@ sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	unsigned int t;
 	uint64_t w;
 
+	/*
+	 * Spare alone has room for all, main not: swap first. Filling main
+	 * to the brim and swapping would leave main nearly empty and spare
+	 * full, and the next get (short in main) swap back: a get and put
+	 * of a few objects in turn would each take the slow path.
+	 */
+	w = sheaf_pair_state(lc);
+	if (sheaf_pair_room(lc, sheaf_pair_msize(w)) < n &&
+			sheaf_pair_room(lc, sheaf_st_size(w, SHEAF_SPARE)) >= n) {
+		sheaf_pair_swap(lc);
+		lc->stat[RTE_SHEAF_STAT_SWAP]++;
+	}
 	while (n > 0) {
 		w = sheaf_pair_state(lc);
 		t = RTE_MIN(sheaf_pair_room(lc, sheaf_pair_msize(w)), n);
@@ -327,8 +356,12 @@ sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		lc->stat[RTE_SHEAF_STAT_ALLOC_FAIL]++;
 		return -ENOBUFS;
 	}
-	if (!reentered)
-		sheaf_lcore_adapt(sp, lc);
+	/* Spare alone holds all, main not: swap first (as the put). */
+	w = sheaf_pair_state(lc);
+	if (sheaf_pair_msize(w) < n && sheaf_st_size(w, SHEAF_SPARE) >= n) {
+		sheaf_pair_swap(lc);
+		lc->stat[RTE_SHEAF_STAT_SWAP]++;
+	}
 	for (;;) {
 		do {
 			w = sheaf_pair_state(lc);
@@ -361,6 +394,9 @@ sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 done:
 	sheaf_table_done(&undo);
 	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_SLOW, n);
+	/* Only a get that got counts: a failing one moves nothing. */
+	if (!reentered)
+		sheaf_lcore_adapt(sp, lc);
 	return 0;
 }
 

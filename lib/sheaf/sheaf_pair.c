@@ -8,6 +8,7 @@
  * depot transaction that moves what the pair gives or gets.
  */
 
+#include <limits.h>
 #include <string.h>
 
 #include "sheaf_barn.h"
@@ -169,6 +170,13 @@ unsigned int
 sheaf_pair_flush(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	enum sheaf_which h, unsigned int *bad)
 {
+	return sheaf_pair_flush_some(sp, lc, h, UINT_MAX, bad);
+}
+
+unsigned int
+sheaf_pair_flush_some(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	enum sheaf_which h, unsigned int limit, unsigned int *bad)
+{
 	unsigned int n, run, refused, total = 0;
 	const struct sheaf *s;
 	struct sheaf_tx tx;
@@ -178,10 +186,12 @@ sheaf_pair_flush(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	for (;;) {
 		w = sheaf_pair_state(lc);
 		n = sheaf_st_size(w, h);
-		if (n == 0)
+		if (n == 0 || total >= limit)
 			return total;
 		s = sheaf_pair_sheaf(lc, w, h);
-		run = sheaf_slab_depot_run(sp, s->objs, n, &d);
+		/* A run's top part is a run of the same depot. */
+		run = RTE_MIN(sheaf_slab_depot_run(sp, s->objs, n, &d),
+			limit - total);
 		w = sheaf_st_set(w, h, sheaf_st_idx(w, h), n - run);
 		if (d == SHEAF_SLAB_NONE) {
 			/* No objects of the pool: dropped, counted. */
@@ -242,13 +252,14 @@ sheaf_pair_give_back(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t b,
 	t1 = RTE_MIN(ss, n);
 	t2 = RTE_MIN(ms, n - t1);
 
-	/* Racy, not critical: skip the lock when it cannot go. */
+	/*
+	 * Racy, not critical: skip the lock when it cannot go. Past the
+	 * barn's limit, as a drain: it was asked for.
+	 */
 	if (t1 + t2 == 0 || sheaf_barn_nb_empty(sp, b) == 0 ||
-			sheaf_barn_nb_full(sp, b) >= sp->cfg.barn_max_full ||
 			sheaf_barn_begin(&tx, sp, b, SHEAF_TX_give, false) < 0)
 		return 0;
-	i = sheaf_barn_nb_full(sp, b) < sp->cfg.barn_max_full ?
-		sheaf_barn_pop_empty(&tx, b) : SHEAF_NONE;
+	i = sheaf_barn_pop_empty(&tx, b);
 	if (i == SHEAF_NONE) {
 		sheaf_tx_end(&tx);
 		return 0;

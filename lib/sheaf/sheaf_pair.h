@@ -233,11 +233,17 @@ unsigned int sheaf_pair_refill(struct sheaf_pool *sp, struct sheaf_slot *lc,
 unsigned int sheaf_pair_flush(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	enum sheaf_which h, unsigned int *bad);
 
+/* The same for the top limit objects of half h, at most. */
+unsigned int sheaf_pair_flush_some(struct sheaf_pool *sp,
+	struct sheaf_slot *lc, enum sheaf_which h, unsigned int limit,
+	unsigned int *bad);
+
 /*
- * Give n objects of lc's back (n below what it holds), one sheaf of them
- * to barn b for an empty one: from the top of spare, then of main, in one
- * transaction. Returns the objects moved: 0 when the barn has no empty
- * sheaf, is at its limit or its lock was refused.
+ * Give n objects of lc's back (at most capacity_max), one sheaf of them
+ * to barn b for an empty one, past its full limit as a drain: from the
+ * top of spare, then of main, in one transaction. Returns the objects
+ * moved: 0 when the barn has no empty sheaf, or its lock is held by the
+ * caller's own thread (a nested call).
  */
 unsigned int sheaf_pair_give_back(struct sheaf_pool *sp,
 	struct sheaf_slot *lc, uint32_t b, unsigned int n);

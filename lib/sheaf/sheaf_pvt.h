@@ -242,11 +242,11 @@ struct sheaf_slot {
 	uint64_t marker;
 	/*
 	 * Requests by kind (SHEAF_REQ_*): req counts those made (any
-	 * thread, atomic add), done the last one served (the owner, or
-	 * the thief or heir holding the slot). See sheaf_slot.h.
+	 * thread, atomic add), done (the last line) the last one served
+	 * (the owner, or the thief or heir holding the slot). See
+	 * sheaf_slot.h.
 	 */
 	uint32_t req[3];
-	uint32_t done[3];
 	/*
 	 * Objects a give request asks for (SHEAF_REQ_GIVE): the largest
 	 * asked since the owner's last serve, raised by requesters (CAS),
@@ -267,6 +267,12 @@ struct sheaf_slot {
 	/* A reclaim found the pool dry (sheaf_reclaim.c); owner, plain. */
 	uint64_t dry_tsc;      /* when, on this thread's TSC */
 	uint64_t dry_have;     /* what the others and the tiers held then */
+	/*
+	 * Acknowledgements by kind: stored by a serve only, polled by the
+	 * requesters waiting for it (sheaf_ask_served()): a line of their
+	 * own, which no call of the owner writes.
+	 */
+	uint32_t done[3] __rte_cache_aligned;
 } __rte_cache_aligned;
 
 /*

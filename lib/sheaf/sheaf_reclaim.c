@@ -106,7 +106,7 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 		false);
 	held = sheaf_reclaim_holders(sp, self, &want);
 	tiers = sheaf_reclaim_tiers(sp);
-	/* Given back meanwhile (another lcore drained): look again. */
+	/* Given back meanwhile (another lcore gave, or freed): look again. */
 	if (tiers >= n)
 		return true;
 	/* Not there at all: fail as cheaply as a ring would. */

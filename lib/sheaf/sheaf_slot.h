@@ -26,9 +26,11 @@
  *     clears the bit (acquire), reads req, serves, and stores that
  *     value in done with a release: the acknowledgement. A requester
  *     is served once done reaches its generation: the serve began after
- *     its request was seen, so it covers every object held then. A
- *     request needs no setter: serving one nobody waits for any more
- *     costs one drain. A thief or heir serving the slot reads req, serves,
+ *     its request was seen, so a drain covers every object held then,
+ *     a give the amount asked (below). A request needs no setter:
+ *     serving one nobody waits for any more costs one drain, or give.
+ *     A thief or heir serving the slot reads req, serves (a drain, for
+ *     a give too),
  *     then stores done, and leaves the bit: a server that dies before
  *     its acknowledgement gives none, the bit still asks the owner (or
  *     the next heir, when the owner died after clearing it).
@@ -157,9 +159,9 @@ sheaf_req_bit(unsigned int kind)
  * a count read at or past gen carries this CAS along), then the bit. A
  * serve that covers gen takes want after it reads the count: it reads
  * this amount or a larger one, unless an earlier serve (covering older
- * generations) took the amount already: then 0, served as a drain of
- * everything, or a smaller amount raised since, served as asked and
- * short for this requester, who asks again (sheaf_reclaim()). No joining:
+ * generations) took the amount already and gave it: then 0, served as
+ * nothing more, or a smaller amount raised since, served as asked; a
+ * requester still short asks again (sheaf_reclaim()). No joining:
  * a serve covering a joined generation might have taken want before this
  * amount was raised.
  */
