@@ -194,7 +194,7 @@ sheaf_lcore_refill_main(struct sheaf_pool *sp, struct sheaf_slot *lc)
 
 	if (sheaf_st_size(sheaf_pair_state(lc), SHEAF_SPARE) != 0) {
 		sheaf_pair_swap(lc);
-		lc->stat[RTE_SHEAF_STAT_SWAP]++;
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_SWAP, 1);
 		return sheaf_pair_msize(sheaf_pair_state(lc));
 	}
 	/* An expired deferred sheaf comes in whole (SLUB: rcu_free_sheaf()). */
@@ -208,7 +208,7 @@ sheaf_lcore_refill_main(struct sheaf_pool *sp, struct sheaf_slot *lc)
 		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_BARN_GET, g);
 		return sheaf_pair_msize(sheaf_pair_state(lc));
 	}
-	lc->stat[RTE_SHEAF_STAT_BARN_GET_FAIL]++;
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_BARN_GET_FAIL, 1);
 	for (i = 0; i < sp->nb_nodes; i++) {
 		g = sheaf_pair_refill(sp, lc, (lc->barn + i) % sp->nb_nodes);
 		if (g != 0) {
@@ -240,7 +240,7 @@ sheaf_lcore_spill_main(struct sheaf_pool *sp, struct sheaf_slot *lc,
 
 	if (sheaf_st_size(sheaf_pair_state(lc), SHEAF_SPARE) == 0) {
 		sheaf_pair_swap(lc);
-		lc->stat[RTE_SHEAF_STAT_SWAP]++;
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_SWAP, 1);
 		return true;
 	}
 	if (reentered)
@@ -250,7 +250,7 @@ sheaf_lcore_spill_main(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_BARN_PUT, g);
 		return true;
 	}
-	lc->stat[RTE_SHEAF_STAT_BARN_PUT_FAIL]++;
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_BARN_PUT_FAIL, 1);
 	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FLUSH_MAIN,
 		sheaf_pair_flush(sp, lc, SHEAF_MAIN, &bad));
 	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_INVALID, bad);
@@ -280,7 +280,7 @@ sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	if (sheaf_pair_room(lc, sheaf_pair_msize(w)) < n &&
 			sheaf_pair_room(lc, sheaf_st_size(w, SHEAF_SPARE)) >= n) {
 		sheaf_pair_swap(lc);
-		lc->stat[RTE_SHEAF_STAT_SWAP]++;
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_SWAP, 1);
 	}
 	while (n > 0) {
 		w = sheaf_pair_state(lc);
@@ -337,7 +337,7 @@ sheaf_lcore_get_refill(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	if (sheaf_st_size(sheaf_pair_state(lc), SHEAF_SPARE) == 0)
 		return 0;
 	sheaf_pair_swap(lc);
-	lc->stat[RTE_SHEAF_STAT_SWAP]++;
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_SWAP, 1);
 	return sheaf_pair_msize(sheaf_pair_state(lc));
 }
 
@@ -353,14 +353,14 @@ sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	uint64_t w;
 
 	if (sheaf_table_init(&undo, sp, objs, n, reentered) < 0) {
-		lc->stat[RTE_SHEAF_STAT_ALLOC_FAIL]++;
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
 		return -ENOBUFS;
 	}
 	/* Spare alone holds all, main not: swap first (as the put). */
 	w = sheaf_pair_state(lc);
 	if (sheaf_pair_msize(w) < n && sheaf_st_size(w, SHEAF_SPARE) >= n) {
 		sheaf_pair_swap(lc);
-		lc->stat[RTE_SHEAF_STAT_SWAP]++;
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_SWAP, 1);
 	}
 	for (;;) {
 		do {
@@ -389,7 +389,7 @@ sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	sheaf_lcore_put_ladder(sp, lc, objs, got, reentered);
 	sheaf_table_restore(&undo, objs, got);
 	sheaf_table_done(&undo);
-	lc->stat[RTE_SHEAF_STAT_ALLOC_FAIL]++;
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
 	return -ENOBUFS;
 done:
 	sheaf_table_done(&undo);
