@@ -164,8 +164,7 @@ rte_sheaf_lcore_capacity(const struct rte_mempool *mp, unsigned int lcore_id)
 	if (lcore_id >= RTE_MAX_LCORE) {
 		SHEAF_LOG(ERR, "pool %s: lcore id %u out of range", mp->name,
 			lcore_id);
-		rte_errno = EINVAL;
-		return -EINVAL;
+		return sheaf_fail(EINVAL);
 	}
 	/* Relaxed: its owner's relaxed store (sheaf_lcore.c); a hint. */
 	return (int)__atomic_load_n(

@@ -223,21 +223,31 @@ sheaf_deferred_stamp(struct sheaf_pool *sp, struct sheaf_slot *v)
 	return sheaf_ds_idx(ds) != SHEAF_NONE ? sheaf_ds_size(ds) : 0;
 }
 
+/*
+ * t objects onto the slot's deferred sheaf (state ds, a sheaf with room
+ * for them): beyond its count, which the store then raises.
+ */
+static void
+sheaf_rcu_slot_append(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	uint32_t ds, void * const *objs, unsigned int t)
+{
+	memcpy(&sheaf_at(sp, sheaf_ds_idx(ds))->objs[sheaf_ds_size(ds)], objs,
+		t * sizeof(void *));
+	SHEAF_KILL("defer.copy");
+	/* Relaxed: racy counts and the barrier's probe of the index. */
+	__atomic_store_n(&lc->dstate, ds + t, __ATOMIC_RELAXED);
+}
+
 bool
 sheaf_deferred_fast(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void * const *objs, unsigned int n)
 {
-	uint32_t ds = lc->dstate, size = sheaf_ds_size(ds);
-	struct sheaf *s;
+	uint32_t ds = lc->dstate;
 
-	if (sheaf_ds_idx(ds) == SHEAF_NONE || n >= sp->cfg.capacity - size)
+	if (sheaf_ds_idx(ds) == SHEAF_NONE ||
+			n >= sp->cfg.capacity - sheaf_ds_size(ds))
 		return false;
-	s = sheaf_at(sp, sheaf_ds_idx(ds));
-	/* Beyond the count, as sheaf_rcu_free_slot() below. */
-	memcpy(&s->objs[size], objs, n * sizeof(void *));
-	SHEAF_KILL("defer.copy");
-	/* Relaxed: racy counts and the barrier's probe of the index. */
-	__atomic_store_n(&lc->dstate, ds + n, __ATOMIC_RELAXED);
+	sheaf_rcu_slot_append(sp, lc, ds, objs, n);
 	return true;
 }
 
@@ -247,7 +257,6 @@ sheaf_rcu_free_slot(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void * const *objs, unsigned int n)
 {
 	unsigned int done = 0, t, size;
-	struct sheaf *s;
 	uint32_t ds;
 
 	while (done < n) {
@@ -258,16 +267,11 @@ sheaf_rcu_free_slot(struct sheaf_pool *sp, struct sheaf_slot *lc,
 			sheaf_rcu_fallback(sp, lc, objs + done, n - done);
 			return 0;
 		}
-		s = sheaf_at(sp, sheaf_ds_idx(ds));
 		size = sheaf_ds_size(ds);
 		/* Deferred sheaves fill to the least capacity, not the
 		 * arena's: a grace period holds no more objects than that. */
 		t = RTE_MIN(sp->cfg.capacity - size, n - done);
-		/* Beyond the count: the store below makes them the sheaf's. */
-		memcpy(&s->objs[size], objs + done, t * sizeof(void *));
-		SHEAF_KILL("defer.copy");
-		/* Relaxed: racy counts and the barrier's probe of the index. */
-		__atomic_store_n(&lc->dstate, ds + t, __ATOMIC_RELAXED);
+		sheaf_rcu_slot_append(sp, lc, ds, objs + done, t);
 		done += t;
 		if (size + t == sp->cfg.capacity)
 			sheaf_deferred_stamp(sp, lc);

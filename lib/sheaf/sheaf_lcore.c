@@ -44,6 +44,14 @@
 #include "sheaf_slab.h"
 #include "sheaf_validate.h"
 
+/* Main and spare swapped: a rung of both ladders, counted. */
+static inline void
+sheaf_lcore_swap(struct sheaf_slot *lc)
+{
+	sheaf_pair_swap(lc);
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_SWAP, 1);
+}
+
 /*
  * A give request, served inside a call that needs keep objects of the
  * slot's own (a get's n: giving them only to take them back from the
@@ -193,8 +201,7 @@ sheaf_lcore_refill_main(struct sheaf_pool *sp, struct sheaf_slot *lc)
 	uint32_t i;
 
 	if (sheaf_st_size(sheaf_pair_state(lc), SHEAF_SPARE) != 0) {
-		sheaf_pair_swap(lc);
-		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_SWAP, 1);
+		sheaf_lcore_swap(lc);
 		return sheaf_pair_msize(sheaf_pair_state(lc));
 	}
 	/* An expired deferred sheaf comes in whole (SLUB: rcu_free_sheaf()). */
@@ -239,8 +246,7 @@ sheaf_lcore_spill_main(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	unsigned int g, bad = 0;
 
 	if (sheaf_st_size(sheaf_pair_state(lc), SHEAF_SPARE) == 0) {
-		sheaf_pair_swap(lc);
-		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_SWAP, 1);
+		sheaf_lcore_swap(lc);
 		return true;
 	}
 	if (reentered)
@@ -279,8 +285,7 @@ sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	w = sheaf_pair_state(lc);
 	if (sheaf_pair_room(lc, sheaf_pair_msize(w)) < n &&
 			sheaf_pair_room(lc, sheaf_st_size(w, SHEAF_SPARE)) >= n) {
-		sheaf_pair_swap(lc);
-		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_SWAP, 1);
+		sheaf_lcore_swap(lc);
 	}
 	while (n > 0) {
 		w = sheaf_pair_state(lc);
@@ -336,8 +341,7 @@ sheaf_lcore_get_refill(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		return sheaf_lcore_refill_main(sp, lc);
 	if (sheaf_st_size(sheaf_pair_state(lc), SHEAF_SPARE) == 0)
 		return 0;
-	sheaf_pair_swap(lc);
-	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_SWAP, 1);
+	sheaf_lcore_swap(lc);
 	return sheaf_pair_msize(sheaf_pair_state(lc));
 }
 
@@ -359,8 +363,7 @@ sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	/* Spare alone holds all, main not: swap first (as the put). */
 	w = sheaf_pair_state(lc);
 	if (sheaf_pair_msize(w) < n && sheaf_st_size(w, SHEAF_SPARE) >= n) {
-		sheaf_pair_swap(lc);
-		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_SWAP, 1);
+		sheaf_lcore_swap(lc);
 	}
 	for (;;) {
 		do {

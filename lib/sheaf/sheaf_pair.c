@@ -235,28 +235,42 @@ sheaf_pair_tx_give(struct sheaf_tx *tx, struct sheaf_slot *v, uint32_t b)
 	return n;
 }
 
+/*
+ * Copy up to n objects off the top of spare, then of main, into objs:
+ * returns how many, *nw the state word without them (not stored).
+ */
+static unsigned int
+sheaf_pair_copy_top(const struct sheaf_slot *lc, uint64_t w, void **objs,
+	unsigned int n, uint64_t *nw)
+{
+	uint32_t ss = sheaf_st_size(w, SHEAF_SPARE);
+	uint32_t ms = sheaf_st_size(w, SHEAF_MAIN);
+	unsigned int t1 = RTE_MIN(ss, n), t2 = RTE_MIN(ms, n - t1);
+
+	memcpy(objs, &sheaf_pair_sheaf(lc, w, SHEAF_SPARE)->objs[ss - t1],
+		t1 * sizeof(void *));
+	memcpy(objs + t1, &sheaf_pair_sheaf(lc, w, SHEAF_MAIN)->objs[ms - t2],
+		t2 * sizeof(void *));
+	*nw = sheaf_st_make(sheaf_st_idx(w, SHEAF_MAIN), ms - t2,
+		sheaf_st_idx(w, SHEAF_SPARE), ss - t1);
+	return t1 + t2;
+}
+
 unsigned int
 sheaf_pair_give_back(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t b,
 	unsigned int n)
 {
-	uint64_t w = sheaf_pair_state(lc);
-	uint32_t ss = sheaf_st_size(w, SHEAF_SPARE);
-	uint32_t ms = sheaf_st_size(w, SHEAF_MAIN);
-	unsigned int t1, t2;
+	uint64_t w = sheaf_pair_state(lc), nw;
 	struct sheaf_tx tx;
-	struct sheaf *e;
 	uint32_t i;
 
-	/* One arena sheaf's worth at most. */
-	n = RTE_MIN(n, sp->cfg.capacity_max);
-	t1 = RTE_MIN(ss, n);
-	t2 = RTE_MIN(ms, n - t1);
-
 	/*
-	 * Racy, not critical: skip the lock when it cannot go. Past the
-	 * barn's limit, as a drain: it was asked for.
+	 * One arena sheaf's worth at most. Racy, not critical: skip the
+	 * lock when it cannot go. Past the barn's limit, as a drain: it was
+	 * asked for.
 	 */
-	if (t1 + t2 == 0 || sheaf_barn_nb_empty(sp, b) == 0 ||
+	n = RTE_MIN(RTE_MIN(n, sp->cfg.capacity_max), sheaf_pair_count(lc));
+	if (n == 0 || sheaf_barn_nb_empty(sp, b) == 0 ||
 			sheaf_barn_begin(&tx, sp, b, SHEAF_TX_give, false) < 0)
 		return 0;
 	i = sheaf_barn_pop_empty(&tx, b);
@@ -264,18 +278,13 @@ sheaf_pair_give_back(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t b,
 		sheaf_tx_end(&tx);
 		return 0;
 	}
-	e = sheaf_at(sp, i);
-	/* Beyond e's size: its push below commits them. */
-	memcpy(e->objs, &sheaf_pair_sheaf(lc, w, SHEAF_SPARE)->objs[ss - t1],
-		t1 * sizeof(void *));
-	memcpy(&e->objs[t1], &sheaf_pair_sheaf(lc, w, SHEAF_MAIN)->objs[ms - t2],
-		t2 * sizeof(void *));
+	/* Beyond the popped sheaf's size: its push below commits them. */
+	n = sheaf_pair_copy_top(lc, w, sheaf_at(sp, i)->objs, n, &nw);
 	SHEAF_KILL("give.copied");
-	sheaf_barn_push_full(&tx, b, i, t1 + t2);
-	sheaf_tx_store64(&tx, &lc->state, sheaf_st_make(sheaf_st_idx(w,
-		SHEAF_MAIN), ms - t2, sheaf_st_idx(w, SHEAF_SPARE), ss - t1));
+	sheaf_barn_push_full(&tx, b, i, n);
+	sheaf_tx_store64(&tx, &lc->state, nw);
 	sheaf_tx_end(&tx);
-	return t1 + t2;
+	return n;
 }
 
 unsigned int
@@ -302,18 +311,11 @@ sheaf_pair_drain(struct sheaf_pool *sp, struct sheaf_slot *v, uint32_t b,
 unsigned int
 sheaf_pair_take(struct sheaf_slot *lc, void **objs, unsigned int n)
 {
-	uint64_t w = sheaf_pair_state(lc);
-	uint32_t ss = sheaf_st_size(w, SHEAF_SPARE);
-	uint32_t ms = sheaf_st_size(w, SHEAF_MAIN);
-	unsigned int t1 = RTE_MIN(ss, n), t2 = RTE_MIN(ms, n - t1);
+	uint64_t nw;
 
-	memcpy(objs, &sheaf_pair_sheaf(lc, w, SHEAF_SPARE)->objs[ss - t1],
-		t1 * sizeof(void *));
-	memcpy(objs + t1, &sheaf_pair_sheaf(lc, w, SHEAF_MAIN)->objs[ms - t2],
-		t2 * sizeof(void *));
-	sheaf_pair_commit(lc, sheaf_st_make(sheaf_st_idx(w, SHEAF_MAIN),
-		ms - t2, sheaf_st_idx(w, SHEAF_SPARE), ss - t1));
-	return t1 + t2;
+	n = sheaf_pair_copy_top(lc, sheaf_pair_state(lc), objs, n, &nw);
+	sheaf_pair_commit(lc, nw);
+	return n;
 }
 
 unsigned int
