@@ -11,7 +11,11 @@
 # release and counts; each failure line names the release too. The
 # skipped count comes next, and the last line is "N passed, N failed",
 # summed over every run. Exits non-zero on any failure; a build dir (or
-# a DPDK release) that does not build counts as one failure.
+# a DPDK release) that does not build counts as one failure. A release
+# whose source tarball is not on the machine (SHEAF_DPDK_SRC, default
+# ../shared/dpdk beside the clone) is not tested and counts as one
+# skip, with a line saying so, unless SHEAF_DPDK_REQUIRE=1 (.ci/run):
+# then it counts as one failure.
 #
 # Environment:
 #   SHEAF_NO_SETUP=1    skip scripts/setup.sh (packages, hugepages)
@@ -23,6 +27,7 @@
 #                       build-asan/ (default: --no-suite perf)
 #   SHEAF_DPDK_ARGS     extra `meson test` arguments for the release
 #                       build dirs
+#   SHEAF_DPDK_REQUIRE=1  a release without its tarball is a failure
 #   SHEAF_DPDK_SRC, SHEAF_DPDK_CACHE  see scripts/dpdk.sh
 
 set -uo pipefail
@@ -32,6 +37,7 @@ cd "$root" || exit 1
 
 releases=${SHEAF_DPDK_RELEASES-23.11 24.11 25.11}
 failed_builds=()
+skipped_builds=()
 labels=()
 status=0
 step() { echo; echo "=== $* ==="; }
@@ -72,23 +78,39 @@ if [ "${SHEAF_NO_ASAN:-0}" != 1 ]; then
 	run_suite build-asan "$system, ASan + UBSan" asan -- \
 		--timeout-multiplier 3 ${SHEAF_ASAN_ARGS:---no-suite perf}
 fi
+have=" $(bash scripts/dpdk.sh --list | tr '\n' ' ') "
 for release in $releases; do
+	if [[ $have != *" $release "* ]]; then
+		msg="DPDK $release: no tarball dpdk-$release.tar.xz in ${SHEAF_DPDK_SRC:-../shared/dpdk} (SHEAF_DPDK_SRC)"
+		step "DPDK $release"
+		if [ "${SHEAF_DPDK_REQUIRE:-0}" = 1 ]; then
+			echo "test: $msg, required (SHEAF_DPDK_REQUIRE=1)"
+			failed_builds+=("$msg")
+			status=1
+		else
+			echo "test: $msg: not tested"
+			skipped_builds+=("$msg: not tested")
+		fi
+		continue
+	fi
 	# shellcheck disable=SC2086
 	run_suite "build-dpdk-$release" "DPDK $release" dpdk "$release" -- \
 		${SHEAF_DPDK_ARGS:-}
 done
 
 step "summary"
-python3 - "${labels[@]}" "${failed_builds[@]/#/!}" <<'PY' || status=1
+python3 - "${labels[@]}" "${failed_builds[@]/#/!}" \
+	"${skipped_builds[@]/#/?}" <<'PY' || status=1
 import json, os, sys
 
 # Arguments: DIR=LABEL for each build dir run, !MESSAGE for each build
-# that failed. meson's results: EXPECTEDFAIL counts as a pass; FAIL,
+# that failed, ?MESSAGE for each release not tested. meson's results: EXPECTEDFAIL counts as a pass; FAIL,
 # TIMEOUT, ERROR, UNEXPECTEDPASS and INTERRUPT as failures; SKIP apart.
 PASS = {'OK', 'EXPECTEDFAIL'}
 SKIP = {'SKIP'}
-dirs = [a.split('=', 1) for a in sys.argv[1:] if not a.startswith('!')]
+dirs = [a.split('=', 1) for a in sys.argv[1:] if a[:1] not in '!?']
 broken = [a[1:] for a in sys.argv[1:] if a.startswith('!')]
+untested = [a[1:] for a in sys.argv[1:] if a.startswith('?')]
 passed = failed = skipped = 0
 for d, label in dirs:
     path = os.path.join(d, 'meson-logs', 'testlog.json')
@@ -116,6 +138,9 @@ for d, label in dirs:
 for b in broken:
     print(f'{b}: counted as one failure')
 failed += len(broken)
+for u in untested:
+    print(f'{u}: counted as one skip')
+skipped += len(untested)
 print(f'{skipped} skipped')
 print(f'{passed} passed, {failed} failed')
 sys.exit(1 if failed else 0)

@@ -1644,8 +1644,8 @@ round_run(const struct round *r, unsigned int i)
 			round_check(r, &t, &d) < 0)
 		goto fail;
 	if (t.got != first) {
-		printf("FAILED: objects after the clean secondary: got %u, expected %u\n",
-			t.got, first);
+		printf("FAILED: objects after the clean secondary: got %u, expected %u (the dead's last calls:%s)\n",
+			t.got, first, d.calls);
 		goto fail;
 	}
 	printf("round %u ok: step %" PRIu64 ", back %u of %u (held %u, borrowed %u, in flight %u), recover %" PRIu64 ", takeover %" PRIu64 ", worst call %.1f ms, %.2f s\n",

@@ -362,15 +362,95 @@ static const struct sheaf_test_suite sig_suite = {
 };
 
 /*
- * Multi-process mode (after "--"): "primary GO_FILE" creates the pool,
- * claims lcore 0's slot, waits for GO_FILE and checks the pool whole;
- * "secondary" runs the storm on the same lcore id 0.
+ * Mode "claim": a handler that runs inside a claim, right after the slot's
+ * owner names this process (a -Dkill_points=true build, run with
+ * SHEAF_KILL_AT=claim.owned SHEAF_KILL_SIGNAL=SIGUSR1). The slot is the
+ * handler's to use; the objects it frees there must be in the pool's
+ * sight at once: a process dying in that handler left them to reclaims
+ * that never looked at the slot (the claimed bit, set after the owner,
+ * was not set yet: objects missing from a dry pool until an heir came).
+ */
+#define CLAIM_OBJS 5
+
+static void *claim_objs[CLAIM_OBJS];
+static volatile int claim_ran;
+static uint32_t claim_in_lcores;
+
+static void
+claim_on_signal(int sig __rte_unused)
+{
+	struct rte_sheaf_info in;
+
+	rte_mempool_put_bulk(pool, claim_objs, CLAIM_OBJS);
+	if (rte_sheaf_info_get(pool, &in) == 0)
+		claim_in_lcores = in.in_lcores;
+	claim_ran = 1;
+}
+
+/*
+ * A thread without an lcore id makes the pool (populate frees into the
+ * caller's slot) and gets objects, claiming no slot.
+ */
+static void *
+claim_get(void *arg __rte_unused)
+{
+	if (sig_setup() != TEST_SUCCESS)
+		return (void *)(intptr_t)-1;
+	return (void *)(intptr_t)rte_mempool_get_bulk(pool, claim_objs,
+		CLAIM_OBJS);
+}
+
+static int
+sig_claim_run(void)
+{
+	struct sigaction sa = { .sa_handler = claim_on_signal };
+	pthread_t th;
+	void *ret;
+	void *obj;
+
+	if (pthread_create(&th, NULL, claim_get, NULL) != 0 ||
+			pthread_join(th, &ret) != 0 || ret != NULL) {
+		printf("FAILED: a pool and a get of %u objects without an lcore id\n",
+			CLAIM_OBJS);
+		return EXIT_FAILURE;
+	}
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, &sa, NULL) != 0)
+		return EXIT_FAILURE;
+	/* The lcore's first call: its claim raises SIGUSR1. */
+	if (rte_mempool_get(pool, &obj) != 0) {
+		printf("FAILED: the first get on the lcore\n");
+		return EXIT_FAILURE;
+	}
+	rte_mempool_put(pool, obj);
+	if (!claim_ran) {
+		printf("FAILED: no signal at the kill point claim.owned (not a kill-point build, or no SHEAF_KILL_AT/SHEAF_KILL_SIGNAL)\n");
+		return EXIT_FAILURE;
+	}
+	if (claim_in_lcores != CLAIM_OBJS) {
+		printf("FAILED: objects in the lcores seen by the handler inside the claim: got %u, expected %u\n",
+			claim_in_lcores, CLAIM_OBJS);
+		return EXIT_FAILURE;
+	}
+	if (sig_check_whole() != TEST_SUCCESS)
+		return EXIT_FAILURE;
+	printf("claim: the handler's %u objects in sight inside the claim\n",
+		CLAIM_OBJS);
+	return EXIT_SUCCESS;
+}
+
+/*
+ * Modes (after "--"): "primary GO_FILE" creates the pool, claims lcore
+ * 0's slot, waits for GO_FILE and checks the pool whole; "secondary" runs
+ * the storm on the same lcore id 0; "claim" above.
  */
 static int
 sig_main_mp(const char *mode, const char *go)
 {
 	void *obj;
 
+	if (strcmp(mode, "claim") == 0)
+		return sig_claim_run();
 	if (strcmp(mode, "primary") == 0) {
 		if (sig_setup() != TEST_SUCCESS)
 			return EXIT_FAILURE;

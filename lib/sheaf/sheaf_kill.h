@@ -10,7 +10,8 @@
 /*
  * The kill points of a -Dkill_points=true build (sheaf_proc.h), for the
  * fault-injection tests: SHEAF_KILL_AT names one, SHEAF_KILL_AFTER how
- * many times it is passed before the process dies (default 1).
+ * many times it is passed before the process dies (default 1), and
+ * SHEAF_KILL_SIGNAL a signal to raise there instead (sheaf_proc.h).
  *
  * Every transaction (sheaf_tx.h) of each kind below passes four points:
  * "<kind>.lock" (lock taken, nothing stored), "<kind>.store" (before each
@@ -34,6 +35,7 @@
 	X("take.fenced")        /* remote take: fenced, slot not served */ \
 	X("take.served")        /* remote take: served, mark still held */ \
 	X("mark.clearing")      /* a dead thief's marker taken, bit set */ \
+	X("claim.owned")        /* a free slot's owner is us, mb not set */ \
 	X("inherit.claimed")    /* a dead owner's slot claimed, not set */ \
 	X("heir.served")        /* a dead owner's slot emptied, not freed */ \
 	X("defer.copy")         /* deferred objects copied, count not */ \

@@ -305,20 +305,25 @@ sheaf_thread_self(void)
 static const char *sheaf_kill_at;
 static unsigned long sheaf_kill_after = 1;
 static unsigned long sheaf_kill_hits;
+static int sheaf_kill_signal; /* 0: SIGKILL; else raise it, once */
 
 RTE_INIT(sheaf_kill_init)
 {
 	const char *after = getenv("SHEAF_KILL_AFTER");
+	const char *sig = getenv("SHEAF_KILL_SIGNAL");
 
 	sheaf_kill_at = getenv("SHEAF_KILL_AT");
 	if (after != NULL)
 		sheaf_kill_after = strtoul(after, NULL, 0);
+	if (sig != NULL)
+		sheaf_kill_signal = (int)strtol(sig, NULL, 0);
 }
 
 void
 sheaf_kill_point(const char *name, const char *sub)
 {
 	const char *at = sheaf_kill_at;
+	unsigned long hits;
 	size_t len;
 
 	if (at == NULL || name == NULL)
@@ -330,9 +335,15 @@ sheaf_kill_point(const char *name, const char *sub)
 			at[len] != '.' || strcmp(at + len + 1, sub) != 0)
 		return;
 	/* Relaxed: a count, and any thread may be the one to die. */
-	if (__atomic_add_fetch(&sheaf_kill_hits, 1, __ATOMIC_RELAXED) <
-			sheaf_kill_after)
+	hits = __atomic_add_fetch(&sheaf_kill_hits, 1, __ATOMIC_RELAXED);
+	if (hits < sheaf_kill_after)
 		return;
+	/* A handler run right here, on this thread, instead of a death. */
+	if (sheaf_kill_signal != 0) {
+		if (hits == sheaf_kill_after)
+			raise(sheaf_kill_signal);
+		return;
+	}
 	kill(getpid(), SIGKILL);
 	for (;;)
 		pause();

@@ -129,7 +129,10 @@ struct sheaf_thread *sheaf_thread_self(void);
  * Kill points, for the fault-injection tests: a build with
  * -Dkill_points=true SIGKILLs the process at the point named by the
  * environment variable SHEAF_KILL_AT, its SHEAF_KILL_AFTER-th time
- * (default 1). Compiled out otherwise. Names are listed in sheaf_kill.h.
+ * (default 1); with SHEAF_KILL_SIGNAL set (a signal number), it raises
+ * that signal there once instead, on the thread passing the point (a
+ * handler interrupting the library at that instruction). Compiled out
+ * otherwise. Names are listed in sheaf_kill.h.
  */
 void sheaf_kill_point(const char *name, const char *sub);
 #ifdef SHEAF_KILL_POINTS

@@ -60,21 +60,40 @@ sheaf_slot_dead_owner(struct sheaf_pool *sp, struct sheaf_slot *v)
 }
 
 /*
+ * Before a claim's compare-and-swap of lc's owner: lc's bit in the pool's
+ * claimed slots, the slots that reclaims, counts and the dump look at. A
+ * slot is ours from that compare-and-swap on: a signal handler on our
+ * thread may fill it at once (the interrupted claim has not returned),
+ * and a death may follow. Set after it, the bit would leave such a slot
+ * out of every reclaim's sight for good. Set first, a claim that then
+ * fails costs a look at a slot that holds nothing.
+ */
+static void
+sheaf_slot_claiming(struct sheaf_pool *sp, struct sheaf_slot *lc)
+{
+	unsigned int i = sheaf_slot_id(sp, lc);
+
+	/*
+	 * Relaxed: a hint of which slots to look at. A dead owner's stores
+	 * are all seen once its death is (sheaf_tx.h); a live owner's first
+	 * objects may escape a look that races its claim, as objects freed
+	 * after a look do, and the next look sees them.
+	 */
+	__atomic_fetch_or(&sp->claimed[i / 64], UINT64_C(1) << (i % 64),
+		__ATOMIC_RELAXED);
+}
+
+/*
  * The caller's process now owns lc: record what thieves need to know.
  * mb is 0 ("no fence reaches") from the hand-over until this store: a
  * slot given back is disowned with mb 0, and an heir clears it before it
  * publishes itself (sheaf_slot_inherit()).
  */
 static void
-sheaf_slot_claimed_now(struct sheaf_pool *sp, struct sheaf_slot *lc)
+sheaf_slot_claimed_now(struct sheaf_slot *lc)
 {
-	unsigned int i = sheaf_slot_id(sp, lc);
-
 	/* Release: pairs with the acquire in sheaf_slot_fence_reaches(). */
 	__atomic_store_n(&lc->mb, sheaf_proc_mb_register(), __ATOMIC_RELEASE);
-	/* Relaxed: a hint of which slots to look at. */
-	__atomic_fetch_or(&sp->claimed[i / 64], UINT64_C(1) << (i % 64),
-		__ATOMIC_RELAXED);
 }
 
 bool
@@ -104,13 +123,14 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 	 * Release: pairs with sheaf_slot_fence_reaches()'s acquire of
 	 * owner: mb 0 is seen with us.
 	 */
+	sheaf_slot_claiming(sp, v);
 	if (!__atomic_compare_exchange_n(&v->owner, &dead, heir, 0,
 			__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return false;
 	SHEAF_KILL("inherit.claimed");
 	/* The dead owner may have died inside a call. Owner only now. */
 	__atomic_store_n(&v->busy, busy, __ATOMIC_RELAXED);
-	sheaf_slot_claimed_now(sp, v);
+	sheaf_slot_claimed_now(v);
 	if (dead == 0)
 		return true;
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_TAKEOVER, 1);
@@ -143,11 +163,15 @@ sheaf_slot_claim(struct sheaf_pool *sp, struct sheaf_slot *lc)
 	/* Unnamed (sheaf_proc.h): the shared tiers only. */
 	if (unlikely(sheaf_self == SHEAF_INC_NONE))
 		return false;
-	/* Acquire: a slot given back starts from its last state. */
-	if (o == 0 && __atomic_compare_exchange_n(&lc->owner, &o, sheaf_self,
-			0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-		sheaf_slot_claimed_now(sp, lc);
-		return true;
+	if (o == 0) {
+		sheaf_slot_claiming(sp, lc);
+		/* Acquire: a slot given back starts from its last state. */
+		if (__atomic_compare_exchange_n(&lc->owner, &o, sheaf_self,
+				0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			SHEAF_KILL("claim.owned");
+			sheaf_slot_claimed_now(lc);
+			return true;
+		}
 	}
 	dead = sheaf_slot_dead_look(sp, lc, SHEAF_CLAIM_LOOK_NS);
 	return dead != 0 && sheaf_slot_inherit(sp, lc, dead, 0);
