@@ -23,6 +23,7 @@
 #include "sheaf_pair.h"
 #include "sheaf_shared.h"
 #include "sheaf_slab.h"
+#include "sheaf_slot.h"
 #include "sheaf_tx.h"
 
 #define POOL_N 4096
@@ -159,6 +160,40 @@ static int
 test_put_spill_holding_barn(void)
 {
 	return put_spill_holding(false);
+}
+
+/*
+ * A handler that finds its slot busy (the call it interrupted is inside
+ * it): its get and its put take the shared path, each counted once in
+ * reentrant, and leave the slot's sheaves as they were.
+ */
+static int
+test_busy_slot_counts_reentrant(void)
+{
+	struct sheaf_slot *lc = my_slot();
+	struct rte_sheaf_stats st;
+	uint64_t before, w;
+	void *o[4];
+
+	/* The slot ours, with objects. */
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, objs, 8), "get 8");
+	rte_mempool_put_bulk(pool, objs, 8);
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats");
+	before = st.count[RTE_SHEAF_STAT_REENTRANT];
+	w = __atomic_load_n(&lc->state, __ATOMIC_RELAXED);
+	__atomic_store_n(&lc->busy, SHEAF_BUSY_CALL, __ATOMIC_RELAXED);
+	alarm(HANG_S);
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, o, 4),
+		"get with the slot busy");
+	rte_mempool_put_bulk(pool, o, 4);
+	alarm(0);
+	__atomic_store_n(&lc->busy, 0, __ATOMIC_RELAXED);
+	SHEAF_TEST_ASSERT_INT(__atomic_load_n(&lc->state, __ATOMIC_RELAXED),
+		w, "the busy slot's state word");
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_REENTRANT] - before, 2,
+		"reentrant: calls that found the slot busy");
+	return check_whole();
 }
 
 /*
@@ -335,6 +370,7 @@ out:
 }
 
 static const struct sheaf_test_case cases[] = {
+	SHEAF_TEST_CASE_ST(setup, teardown, test_busy_slot_counts_reentrant),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_park_holding_depot),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_park_two_pools),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_put_spill_holding_depot),

@@ -17,6 +17,7 @@
 
 #include "sheaf_deferred.h"
 #include "sheaf_flush.h"
+#include "sheaf_lcore.h"
 #include "sheaf_pool.h"
 #include "sheaf_shared.h"
 #include "sheaf_slot.h"
@@ -142,18 +143,9 @@ rte_sheaf_flush(struct rte_mempool *mp)
 int
 rte_sheaf_stranded_max(const struct rte_mempool *mp)
 {
-	const struct sheaf_pool *sp;
-	unsigned int i, nb = 0;
-
 	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
-	sp = sheaf_pool_of(mp);
-	/* Lcores in use, and slots that threads now gone left behind. */
-	for (i = 0; i < RTE_MAX_LCORE; i++)
-		if (rte_eal_lcore_role(i) != ROLE_OFF ||
-				sheaf_slot_claimed(sp, i))
-			nb++;
-	return nb * 2 * sp->cfg.capacity_max;
+	return (int)sheaf_stranded_max(sheaf_pool_of(mp));
 }
 
 int
@@ -166,9 +158,7 @@ rte_sheaf_lcore_capacity(const struct rte_mempool *mp, unsigned int lcore_id)
 			lcore_id);
 		return sheaf_fail(EINVAL);
 	}
-	/* Relaxed: its owner's relaxed store (sheaf_lcore.c); a hint. */
-	return (int)__atomic_load_n(
-		&sheaf_pool_of(mp)->slot[lcore_id].capacity, __ATOMIC_RELAXED);
+	return (int)sheaf_lcore_capacity(&sheaf_pool_of(mp)->slot[lcore_id]);
 }
 
 int
@@ -270,48 +260,6 @@ rte_sheaf_rcu_attach(struct rte_mempool *mp, struct rte_rcu_qsbr *v)
 	return ret;
 }
 
-/* Deferred free from the calling thread, its slot held if it has one. */
-static int
-sheaf_deferred_call(struct sheaf_pool *sp, void * const *objs, unsigned int n)
-{
-	struct sheaf_slot *lc = sheaf_slot_of(sp);
-	int ret;
-
-	/*
-	 * The fast path of the ops' get and put (sheaf_lcore.h): the owner's
-	 * brackets, room in its deferred sheaf; a handler that interrupts
-	 * finds the slot busy and takes the full path below.
-	 */
-	if (sheaf_slot_fast_ok(lc)) {
-		if (sheaf_slot_enter(lc) == 0 &&
-				sheaf_deferred_fast(sp, lc, objs, n)) {
-			sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_DEFERRED, n);
-			sheaf_slot_leave(lc);
-			return 0;
-		}
-		sheaf_slot_leave(lc);
-	}
-	lc = NULL;
-	/*
-	 * The call counted first: a signal handler inside a call of its
-	 * thread is re-entered (no slot claim, no recovery, no log) and
-	 * shares the socket's sheaf.
-	 */
-	sheaf_call_enter();
-	if (!sheaf_call_reentered())
-		sheaf_slot_hold(sp, &lc);
-	ret = sheaf_deferred_free(sp, lc, objs, n);
-	sheaf_call_leave(sp);
-	if (lc != NULL) {
-		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_DEFERRED,
-			ret == 0 ? n : 0);
-		sheaf_slot_leave(lc);
-	} else if (ret == 0) {
-		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_DEFERRED, n);
-	}
-	return ret;
-}
-
 int
 rte_sheaf_free_deferred_bulk(struct rte_mempool *mp, void * const *objs,
 	unsigned int n)
@@ -335,7 +283,7 @@ rte_sheaf_free_deferred_bulk(struct rte_mempool *mp, void * const *objs,
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, 1);
 		return sheaf_fail(EINVAL);
 	}
-	ret = sheaf_deferred_call(sp, objs, n);
+	ret = sheaf_lcore_free_deferred(sp, objs, n);
 	if (ret < 0) {
 		if (sheaf_validate_on(sp))
 			sheaf_validate_take(sp, objs, n);

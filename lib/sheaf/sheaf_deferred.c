@@ -617,8 +617,7 @@ sheaf_deferred_barrier(struct sheaf_pool *sp)
 	/* A thief holding the caller's own slot lets go of it soon. */
 	while ((ret = sheaf_slot_hold(sp, &lc)) == 0 && lc == NULL &&
 			sheaf_slot_of(sp) != NULL &&
-			__atomic_load_n(&sheaf_slot_of(sp)->owner,
-				__ATOMIC_RELAXED) == sheaf_self) {
+			sheaf_slot_ours(sheaf_slot_of(sp))) {
 		if (sheaf_clock_ns() >= deadline)
 			return -ETIMEDOUT;
 		rte_pause();

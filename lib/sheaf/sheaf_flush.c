@@ -76,8 +76,7 @@ sheaf_flush_launch(struct sheaf_pool *sp, unsigned int i)
 	if (rte_lcore_id() != rte_get_main_lcore() ||
 			rte_eal_lcore_role(i) != ROLE_RTE ||
 			rte_eal_get_lcore_state(i) != WAIT ||
-			__atomic_load_n(&sp->slot[i].owner, __ATOMIC_RELAXED) !=
-				sheaf_self ||
+			!sheaf_slot_ours(&sp->slot[i]) ||
 			rte_eal_remote_launch(sheaf_flush_remote, sp, i) != 0)
 		return false;
 	rte_eal_wait_lcore(i);
@@ -100,8 +99,7 @@ sheaf_flush_all(struct sheaf_pool *sp)
 	 * The slot of our lcore id was flushed above when this process owns
 	 * it; another process's is asked like any other.
 	 */
-	if (self != NULL &&
-			__atomic_load_n(&self->owner, __ATOMIC_RELAXED) != sheaf_self)
+	if (self != NULL && !sheaf_slot_ours(self))
 		self = NULL;
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		if (&sp->slot[i] != self && sheaf_slot_claimed(sp, i) &&

@@ -96,9 +96,7 @@ sheaf_lcore_serve(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	unsigned int bad = 0;
 	uint32_t gen;
 
-	/* Relaxed: a hint; sheaf_slot_take_request() is the acquire. */
-	if (likely((__atomic_load_n(&lc->gate, __ATOMIC_RELAXED) &
-			SHEAF_GATE_REQUESTS) == 0))
+	if (likely(!sheaf_slot_requests_hint(lc)))
 		return;
 	gen = sheaf_slot_take_request(lc, SHEAF_REQ_DRAIN);
 	if (gen != 0) {
@@ -452,6 +450,17 @@ sheaf_lcore_put_held(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_FAST, n);
 }
 
+/*
+ * A signal handler found its thread's slot busy (the call it interrupted
+ * holds it): it takes the shared path. Counted in the pool's shared
+ * counters, atomically: the slot's own are the interrupted call's.
+ */
+static void
+sheaf_lcore_reentrant(struct sheaf_pool *sp)
+{
+	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_REENTRANT, 1);
+}
+
 /* Route a call the fast path did not take, validation aside. */
 static int
 sheaf_lcore_get_route(struct sheaf_pool *sp, void **objs, unsigned int n)
@@ -465,6 +474,8 @@ sheaf_lcore_get_route(struct sheaf_pool *sp, void **objs, unsigned int n)
 		ret = sheaf_lcore_get_held(sp, lc, objs, n);
 		sheaf_slot_leave(lc);
 	} else {
+		if (ret == -EBUSY)
+			sheaf_lcore_reentrant(sp);
 		ret = sheaf_shared_get(sp, objs, n, ret == -EBUSY ||
 			sheaf_call_reentered());
 	}
@@ -479,7 +490,9 @@ sheaf_lcore_put_route(struct sheaf_pool *sp, void * const *objs,
 	struct sheaf_slot *lc;
 
 	sheaf_call_enter();
-	sheaf_slot_hold(sp, &lc);
+	/* Populate's frees find the slot it holds busy: not a handler. */
+	if (sheaf_slot_hold(sp, &lc) == -EBUSY && !sheaf_slab_populating(sp))
+		sheaf_lcore_reentrant(sp);
 	if (lc != NULL) {
 		sheaf_lcore_put_held(sp, lc, objs, n);
 		sheaf_slot_leave(lc);
@@ -522,4 +535,46 @@ sheaf_pool_put_other(struct sheaf_pool *sp, void * const *objs,
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, bad);
 	rte_errno = EINVAL;
 	return -EINVAL;
+}
+
+int
+sheaf_lcore_free_deferred(struct sheaf_pool *sp, void * const *objs,
+	unsigned int n)
+{
+	struct sheaf_slot *lc = sheaf_slot_of(sp);
+	int ret;
+
+	/*
+	 * The fast path of the ops' get and put (sheaf_lcore.h): the owner's
+	 * brackets, room in its deferred sheaf; a handler that interrupts
+	 * finds the slot busy and takes the full path below.
+	 */
+	if (sheaf_slot_fast_ok(lc)) {
+		if (sheaf_slot_enter(lc) == 0 &&
+				sheaf_deferred_fast(sp, lc, objs, n)) {
+			sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_DEFERRED, n);
+			sheaf_slot_leave(lc);
+			return 0;
+		}
+		sheaf_slot_leave(lc);
+	}
+	lc = NULL;
+	/*
+	 * The call counted first: a signal handler inside a call of its
+	 * thread is re-entered (no slot claim, no recovery, no log) and
+	 * shares the socket's sheaf.
+	 */
+	sheaf_call_enter();
+	if (!sheaf_call_reentered())
+		sheaf_slot_hold(sp, &lc);
+	ret = sheaf_deferred_free(sp, lc, objs, n);
+	sheaf_call_leave(sp);
+	if (lc != NULL) {
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_DEFERRED,
+			ret == 0 ? n : 0);
+		sheaf_slot_leave(lc);
+	} else if (ret == 0) {
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_DEFERRED, n);
+	}
+	return ret;
 }

@@ -96,4 +96,20 @@ void sheaf_lcore_serve(struct sheaf_pool *sp, struct sheaf_slot *lc,
 /* Give everything lc (held) holds back to the shared tiers. */
 unsigned int sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_slot *lc);
 
+/*
+ * A deferred free from the calling thread (rte_sheaf_free_deferred_bulk(),
+ * its checks done): the owner's fast path (room in its deferred sheaf),
+ * else the full path with its slot held if it has one, or as a handler's
+ * re-entered call. 0, or a negative errno (sheaf_deferred_free()).
+ */
+int sheaf_lcore_free_deferred(struct sheaf_pool *sp, void * const *objs,
+	unsigned int n);
+
+/* Lcore slot lc's sheaf capacity now: its owner's relaxed store, a hint. */
+static inline uint32_t
+sheaf_lcore_capacity(const struct sheaf_slot *lc)
+{
+	return __atomic_load_n(&lc->capacity, __ATOMIC_RELAXED);
+}
+
 #endif /* _SHEAF_LCORE_H_ */

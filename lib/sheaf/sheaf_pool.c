@@ -22,6 +22,7 @@
 #include "sheaf_pool.h"
 #include "sheaf_proc.h"
 #include "sheaf_slab.h"
+#include "sheaf_slot.h"
 
 /* Pools smaller than this many objects per lcore sheaf slot get smaller
  * sheaves: lcore sheaves then strand at most 1/4 of the pool.
@@ -215,8 +216,8 @@ sheaf_pool_arena(struct sheaf_pool *sp)
 
 		sp->slot[i].barn = socket < sp->nb_nodes ? socket : 0;
 		sheaf_pair_init(sp, &sp->slot[i], 2 * i, 2 * i + 1);
-		if (sp->cfg.flags & RTE_SHEAF_F_VALIDATE)
-			sp->slot[i].gate = SHEAF_GATE_VALIDATE;
+		sheaf_slot_init_gate(&sp->slot[i],
+			(sp->cfg.flags & RTE_SHEAF_F_VALIDATE) != 0);
 	}
 	return 0;
 }

@@ -148,7 +148,7 @@ sheaf_prefill_enter(struct sheaf_pool *sp, struct sheaf_prefill_ctx *c)
 			sp->mp->name);
 		return sheaf_prefill_fail(EBUSY);
 	}
-	c->home = c->lc != NULL ? c->lc->barn : sheaf_home_node(sp);
+	c->home = sheaf_home_of(sp, c->lc);
 	sheaf_call_enter();
 	return 0;
 }

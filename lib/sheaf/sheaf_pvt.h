@@ -401,6 +401,14 @@ sheaf_home_node(const struct sheaf_pool *sp)
 	return socket < sp->nb_nodes ? socket : 0;
 }
 
+/* The home node of a caller holding slot lc (its lcore's socket), or of
+ * one without a slot (NULL: its thread's socket). */
+static inline uint32_t
+sheaf_home_of(const struct sheaf_pool *sp, const struct sheaf_slot *lc)
+{
+	return lc != NULL ? lc->barn : sheaf_home_node(sp);
+}
+
 /*
  * Count v for item id in slot lc, whose holder is the only writer: a
  * relaxed load and store (no read-modify-write), as readers and a reset

@@ -84,14 +84,89 @@ sheaf_reclaim_inside(const struct sheaf_pool *sp, const struct sheaf_ask *a)
 /* Polls of the acknowledgements between two looks of a reclaim. */
 #define SHEAF_RECLAIM_LOOK 32
 
+/*
+ * Wait for the asked owners (started by the caller) until the tiers hold
+ * n, every asked slot has answered, or the deadline. Returns whether to
+ * look again (the objects are there, or all answered, or some moved).
+ */
+static bool
+sheaf_reclaim_wait(struct sheaf_pool *sp, const struct sheaf_slot *self,
+	unsigned int n, struct sheaf_ask *ask, unsigned int *left)
+{
+	struct sheaf_slot_set want;
+	uint64_t tiers, held, deadline, cap, now;
+	bool last = false, again = false;
+	unsigned int k;
+
+	/*
+	 * An owner that calls answers within microseconds. One that does
+	 * not is idle after idle_ns of watching; the fence may wait for
+	 * the pool's membarrier interval; preemption adds some: up to three
+	 * idle times and an interval.
+	 */
+	now = sheaf_clock_ns();
+	deadline = now + 3 * sp->tun.idle_ns + sp->tun.membarrier_ns;
+	/*
+	 * An asked owner still inside a call was preempted there (it would
+	 * have answered within microseconds): it answers when it runs again,
+	 * or goes idle; the wait runs on for an idle time and an interval
+	 * after it is seen inside, up to 100 idle times in all.
+	 */
+	cap = now + 100 * sp->tun.idle_ns;
+	for (k = 0;; k++) {
+		/*
+		 * Between looks, only the acknowledgements: a look reads
+		 * the asked owners' first lines and walks the barns, lines
+		 * the owners write at every call.
+		 */
+		if (k % SHEAF_RECLAIM_LOOK != 0) {
+			*left = sheaf_ask_served(ask);
+			if (*left != 0) {
+				rte_pause();
+				continue;
+			}
+		}
+		*left = sheaf_ask_poll(ask);
+		tiers = sheaf_reclaim_tiers(sp);
+		/*
+		 * All served, still short (another allocation took what was
+		 * given, or a serve read a smaller amount: see
+		 * sheaf_slot_request_give()): ask once more.
+		 */
+		if (*left == 0 && tiers < n && !again) {
+			again = true;
+			memset(&want, 0, sizeof(want));
+			held = sheaf_reclaim_holders(sp, self, &want);
+			if (held != 0 && held + tiers >= n) {
+				sheaf_ask_restart(ask, &want, n - tiers);
+				continue;
+			}
+		}
+		if (tiers >= n || *left == 0)
+			return true;
+		now = sheaf_clock_ns();
+		if (now < cap && sheaf_reclaim_inside(sp, ask))
+			deadline = RTE_MAX(deadline, now + sp->tun.idle_ns +
+				sp->tun.membarrier_ns);
+		/*
+		 * One more look once the deadline has passed: a caller
+		 * preempted for the whole wait has not looked since.
+		 */
+		if (now >= deadline && last)
+			return ask->moved != 0;
+		last = now >= deadline;
+		rte_pause();
+	}
+}
+
 bool
 sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 {
 	struct sheaf_slot_set want = { { 0 } };
-	uint64_t held, tiers, deadline, cap, now, start;
+	uint64_t held, tiers, start;
 	struct sheaf_ask ask;
-	unsigned int left, k;
-	bool ok = false, last = false, again = false;
+	unsigned int left = 0;
+	bool ok;
 
 	/* Dry a moment ago, by this lcore's look (sheaf_reclaim.h). */
 	if (self != NULL && rte_rdtsc() - self->dry_tsc < sp->tun.dry_cycles &&
@@ -102,8 +177,7 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 	 * cheap, or rate-limited.
 	 */
 	sheaf_barn_recover_transit(sp);
-	sheaf_lend_recover(sp, self != NULL ? self->barn : sheaf_home_node(sp),
-		false);
+	sheaf_lend_recover(sp, sheaf_home_of(sp, self), false);
 	held = sheaf_reclaim_holders(sp, self, &want);
 	tiers = sheaf_reclaim_tiers(sp);
 	/* Given back meanwhile (another lcore gave, or freed): look again. */
@@ -117,71 +191,10 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 		}
 		return false;
 	}
-	/*
-	 * An owner that calls answers within microseconds. One that does
-	 * not is idle after idle_ns of watching; the fence may wait for
-	 * the pool's membarrier interval; preemption adds some: up to three
-	 * idle times and an interval.
-	 */
-	start = now = sheaf_clock_ns();
-	deadline = now + 3 * sp->tun.idle_ns + sp->tun.membarrier_ns;
-	/*
-	 * An asked owner still inside a call was preempted there (it would
-	 * have answered within microseconds): it answers when it runs again,
-	 * or goes idle; the wait runs on for an idle time and an interval
-	 * after it is seen inside, up to 100 idle times in all.
-	 */
-	cap = now + 100 * sp->tun.idle_ns;
+	start = sheaf_clock_ns();
 	sheaf_ask_start(&ask, sp, &want, SHEAF_REQ_GIVE, n - tiers,
 		sheaf_reclaim_drain, NULL);
-	for (k = 0;; k++) {
-		/*
-		 * Between looks, only the acknowledgements: a look reads
-		 * the asked owners' first lines and walks the barns, lines
-		 * the owners write at every call.
-		 */
-		if (k % SHEAF_RECLAIM_LOOK != 0) {
-			left = sheaf_ask_served(&ask);
-			if (left != 0) {
-				rte_pause();
-				continue;
-			}
-		}
-		left = sheaf_ask_poll(&ask);
-		tiers = sheaf_reclaim_tiers(sp);
-		/*
-		 * All served, still short (another allocation took what was
-		 * given, or a serve read a smaller amount: see
-		 * sheaf_slot_request_give()): ask once more.
-		 */
-		if (left == 0 && tiers < n && !again) {
-			again = true;
-			memset(&want, 0, sizeof(want));
-			held = sheaf_reclaim_holders(sp, self, &want);
-			if (held != 0 && held + tiers >= n) {
-				sheaf_ask_restart(&ask, &want, n - tiers);
-				continue;
-			}
-		}
-		if (tiers >= n || left == 0) {
-			ok = true;
-			break;
-		}
-		now = sheaf_clock_ns();
-		if (now < cap && sheaf_reclaim_inside(sp, &ask))
-			deadline = RTE_MAX(deadline, now + sp->tun.idle_ns +
-				sp->tun.membarrier_ns);
-		/*
-		 * One more look once the deadline has passed: a caller
-		 * preempted for the whole wait has not looked since.
-		 */
-		if (now >= deadline && last) {
-			ok = ask.moved != 0;
-			break;
-		}
-		last = now >= deadline;
-		rte_pause();
-	}
+	ok = sheaf_reclaim_wait(sp, self, n, &ask, &left);
 	if (ask.moved != 0)
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_REMOTE_TAKE, ask.moved);
 	if (!ok)

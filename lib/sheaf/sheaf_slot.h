@@ -119,8 +119,38 @@ sheaf_slot_leave(struct sheaf_slot *lc)
 }
 
 /*
+ * Whether this process owns v now (a relaxed read: exact for the owner's
+ * own thread, a hint for any other; an heir's slot is not "ours").
+ */
+static inline bool
+sheaf_slot_ours(const struct sheaf_slot *v)
+{
+	return __atomic_load_n(&v->owner, __ATOMIC_RELAXED) == sheaf_self;
+}
+
+/* Whether a request may wait at lc's gate (relaxed: a hint; taking it
+ * is the acquire, sheaf_slot_take_request()). */
+static inline bool
+sheaf_slot_requests_hint(const struct sheaf_slot *lc)
+{
+	return (__atomic_load_n(&lc->gate, __ATOMIC_RELAXED) &
+		SHEAF_GATE_REQUESTS) != 0;
+}
+
+/*
+ * A new pool's slot: validate mode, when the pool validates, is a fixed
+ * bit of the gate (every call goes out of line). Before the pool is
+ * published: plain.
+ */
+static inline void
+sheaf_slot_init_gate(struct sheaf_slot *lc, bool validate)
+{
+	lc->gate = validate ? SHEAF_GATE_VALIDATE : 0;
+}
+
+/*
  * Whether this process owns lc, claiming it when unclaimed and inheriting
- * it when its owner is dead (looked at most every 100 ms per lcore id).
+ * it when its owner is dead (looked at most every 10 ms per lcore id).
  */
 bool sheaf_slot_claim(struct sheaf_pool *sp, struct sheaf_slot *lc);
 
@@ -312,7 +342,7 @@ bool sheaf_slot_idle(const struct sheaf_pool *sp, struct sheaf_slot *v,
 	uint64_t now);
 
 /*
- * v's owner if it is a dead process (looked at most every 100 ms per
+ * v's owner if it is a dead process (looked at most every 1 ms per
  * lcore id), else 0.
  */
 uint64_t sheaf_slot_dead_owner(struct sheaf_pool *sp, struct sheaf_slot *v);

@@ -20,6 +20,7 @@
 #include "sheaf_pair.h"
 #include "sheaf_proc.h"
 #include "sheaf_slab.h"
+#include "sheaf_slot.h"
 #include "sheaf_stats.h"
 
 static const char * const sheaf_stat_names[RTE_SHEAF_STAT_MAX] = {
@@ -108,6 +109,18 @@ sheaf_info_fill(const struct sheaf_pool *sp, struct rte_sheaf_info *in)
 	in->in_lcores = sheaf_pair_count_all(sp, &in->nb_lcores);
 	in->nb_borrowed = sheaf_lend_count(sp);
 	in->in_deferred = sheaf_deferred_count(sp);
+}
+
+uint32_t
+sheaf_stranded_max(const struct sheaf_pool *sp)
+{
+	unsigned int i, nb = 0;
+
+	for (i = 0; i < RTE_MAX_LCORE; i++)
+		if (rte_eal_lcore_role(i) != ROLE_OFF ||
+				sheaf_slot_claimed(sp, i))
+			nb++;
+	return nb * 2 * sp->cfg.capacity_max;
 }
 
 const char *

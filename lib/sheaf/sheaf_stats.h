@@ -28,6 +28,13 @@ void sheaf_info_fill(const struct sheaf_pool *sp, struct rte_sheaf_info *in);
 const char *sheaf_info_field(const struct rte_sheaf_info *in, unsigned int k,
 	uint32_t *value);
 
+/*
+ * Objects the lcore sheaves may hold at most (rte_sheaf_stranded_max()):
+ * two sheaves of capacity_max for each lcore in use and each slot threads
+ * now gone left behind.
+ */
+uint32_t sheaf_stranded_max(const struct sheaf_pool *sp);
+
 /* The dump: configuration, placement, statistics, owned slots. */
 void sheaf_stats_dump(FILE *f, const struct sheaf_pool *sp);
 
