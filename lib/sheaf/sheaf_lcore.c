@@ -538,27 +538,12 @@ sheaf_pool_put_other(struct sheaf_pool *sp, void * const *objs,
 }
 
 int
-sheaf_lcore_free_deferred(struct sheaf_pool *sp, void * const *objs,
+sheaf_lcore_free_deferred_slow(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n)
 {
-	struct sheaf_slot *lc = sheaf_slot_of(sp);
+	struct sheaf_slot *lc = NULL;
 	int ret;
 
-	/*
-	 * The fast path of the ops' get and put (sheaf_lcore.h): the owner's
-	 * brackets, room in its deferred sheaf; a handler that interrupts
-	 * finds the slot busy and takes the full path below.
-	 */
-	if (sheaf_slot_fast_ok(lc)) {
-		if (sheaf_slot_enter(lc) == 0 &&
-				sheaf_deferred_fast(sp, lc, objs, n)) {
-			sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_DEFERRED, n);
-			sheaf_slot_leave(lc);
-			return 0;
-		}
-		sheaf_slot_leave(lc);
-	}
-	lc = NULL;
 	/*
 	 * The call counted first: a signal handler inside a call of its
 	 * thread is re-entered (no slot claim, no recovery, no log) and

@@ -15,6 +15,7 @@
 
 #include <rte_branch_prediction.h>
 
+#include "sheaf_deferred.h"
 #include "sheaf_pair.h"
 #include "sheaf_pvt.h"
 #include "sheaf_slot.h"
@@ -96,14 +97,35 @@ void sheaf_lcore_serve(struct sheaf_pool *sp, struct sheaf_slot *lc,
 /* Give everything lc (held) holds back to the shared tiers. */
 unsigned int sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_slot *lc);
 
+/* The full path of sheaf_lcore_free_deferred(). */
+int sheaf_lcore_free_deferred_slow(struct sheaf_pool *sp,
+	void * const *objs, unsigned int n);
+
 /*
  * A deferred free from the calling thread (rte_sheaf_free_deferred_bulk(),
- * its checks done): the owner's fast path (room in its deferred sheaf),
- * else the full path with its slot held if it has one, or as a handler's
- * re-entered call. 0, or a negative errno (sheaf_deferred_free()).
+ * its checks done): the owner's fast path, as the ops' get and put (its
+ * brackets, room in its deferred sheaf; a handler that interrupts finds
+ * the slot busy and takes the full path), else the full path with its
+ * slot held if it has one, or as a handler's re-entered call. 0, or a
+ * negative errno (sheaf_deferred_free()).
  */
-int sheaf_lcore_free_deferred(struct sheaf_pool *sp, void * const *objs,
-	unsigned int n);
+static __rte_always_inline int
+sheaf_lcore_free_deferred(struct sheaf_pool *sp, void * const *objs,
+	unsigned int n)
+{
+	struct sheaf_slot *lc = sheaf_slot_of(sp);
+
+	if (sheaf_slot_fast_ok(lc)) {
+		if (sheaf_slot_enter(lc) == 0 &&
+				sheaf_deferred_fast(sp, lc, objs, n)) {
+			sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_DEFERRED, n);
+			sheaf_slot_leave(lc);
+			return 0;
+		}
+		sheaf_slot_leave(lc);
+	}
+	return sheaf_lcore_free_deferred_slow(sp, objs, n);
+}
 
 /* Lcore slot lc's sheaf capacity now: its owner's relaxed store, a hint. */
 static inline uint32_t
