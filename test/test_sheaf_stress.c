@@ -789,8 +789,14 @@ give_worker(void *arg __rte_unused)
 	return 0;
 }
 
+/*
+ * A pool of GIVE_N, the worker started with fn (it holds GIVE_HELD in
+ * its sheaves once it says give_ready); *rest: the objects outside the
+ * worker's sheaves and hands, for this lcore to take. objs has room for
+ * twice the pool.
+ */
 static int
-test_give_keeps_rest(void)
+hold_start(const char *name, lcore_function_t *fn, unsigned int *rest)
 {
 	/*
 	 * The worker calls all the time, but a loaded machine may preempt
@@ -801,22 +807,19 @@ test_give_keeps_rest(void)
 	static const struct rte_sheaf_config cfg = {
 		.capacity = 64, .idle_us = 200000,
 	};
-	struct rte_sheaf_stats st;
 	struct rte_sheaf_info info;
-	unsigned int i, rest;
-	uint64_t asks;
 	int ret;
 
-	objs = calloc(GIVE_N, sizeof(*objs));
+	objs = calloc(2 * GIVE_N, sizeof(*objs));
 	RTE_TEST_ASSERT_NOT_NULL(objs, "no memory");
-	pool = rte_sheaf_pool_create("ss_give", GIVE_N, POOL_ELT, 0, 0,
+	pool = rte_sheaf_pool_create(name, GIVE_N, POOL_ELT, 0, 0,
 		SOCKET_ID_ANY, 0, &cfg);
 	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
 		rte_strerror(rte_errno));
 	stop = 0;
 	give_ready = 0;
-	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(give_worker, NULL,
-		worker), "launch");
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(fn, NULL, worker),
+		"launch");
 	while (!__atomic_load_n(&give_ready, __ATOMIC_ACQUIRE))
 		rte_pause();
 	/* What the worker's sheaves hold (its get loaded whole sheaves). */
@@ -828,7 +831,19 @@ test_give_keeps_rest(void)
 			info.in_lcores);
 	}
 	/* One object may be in the worker's hands, outside its sheaves. */
-	rest = GIVE_N - info.in_lcores - 1;
+	*rest = GIVE_N - info.in_lcores - 1;
+	return TEST_SUCCESS;
+}
+
+static int
+test_give_keeps_rest(void)
+{
+	struct rte_sheaf_stats st;
+	unsigned int i, rest;
+	uint64_t asks;
+	int ret;
+
+	SHEAF_TEST_CHECK(hold_start("ss_give", give_worker, &rest));
 	/* Everything else, one at a time: nothing asked of the worker. */
 	for (i = 0, ret = 0; i < rest && ret == 0; i++)
 		ret = rte_mempool_get(pool, &objs[i]);
@@ -861,6 +876,102 @@ test_give_keeps_rest(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * An lcore that is short itself is not asked: the worker holds GIVE_HELD
+ * objects in its sheaves and, in a loop, asks for more than the pool has
+ * (the get fails: it ran short, SHEAF_SHORT_US), then makes gets and
+ * puts of one for SHORT_US (where an asked owner serves). This lcore, with
+ * every other object taken, tries SHORT_TRIES gets of GIVE_ASK, keeping
+ * what it gets. Before the rule each try asked the worker, which gave:
+ * all succeeded. Now most fail without asking: the worker needs its
+ * objects, and handing them over only starts them back and forth.
+ */
+#define SHORT_TRIES 10
+
+/* The worker's mean time between two shortages (TSC cycles), read
+ * after rte_eal_wait_lcore(). */
+static uint64_t short_cycle;
+#define SHORT_US 2
+
+static int
+short_worker(void *arg __rte_unused)
+{
+	void *o[GIVE_HELD];
+	uint64_t t0, t1, k;
+
+	if (rte_mempool_get_bulk(pool, o, GIVE_HELD) != 0)
+		return -1;
+	rte_mempool_put_bulk(pool, o, GIVE_HELD);
+	/* Release: its sheaves hold GIVE_HELD before main goes on. */
+	__atomic_store_n(&give_ready, 1, __ATOMIC_RELEASE);
+	/* Acquire: main has taken every other object. */
+	while (__atomic_load_n(&give_ready, __ATOMIC_ACQUIRE) != 2)
+		rte_pause();
+	/* The mean time between two shortages, on this lcore's TSC. */
+	t1 = rte_rdtsc();
+	for (k = 0; !__atomic_load_n(&stop, __ATOMIC_ACQUIRE); k++) {
+		if (rte_mempool_get_bulk(pool, objs + GIVE_N, GIVE_N) == 0)
+			return -1;
+		/* SHORT_US of calls (this lcore's TSC): it ran short
+		 * well within SHEAF_SHORT_US at any time. */
+		t0 = rte_rdtsc();
+		while (rte_rdtsc() - t0 < rte_get_tsc_hz() / 1000000 * SHORT_US)
+			if (rte_mempool_get(pool, o) == 0)
+				rte_mempool_put(pool, o[0]);
+	}
+	short_cycle = k == 0 ? UINT64_MAX : (rte_rdtsc() - t1) / k;
+	return 0;
+}
+
+static int
+test_short_lcore_not_asked(void)
+{
+	struct rte_sheaf_stats st;
+	unsigned int i, k, rest, fails = 0;
+	uint64_t asks;
+	int ret = 0;
+
+	SHEAF_TEST_CHECK(hold_start("ss_short", short_worker, &rest));
+	for (i = 0; i < rest && ret == 0; i++)
+		ret = rte_mempool_get(pool, &objs[i]);
+	if (ret != 0)
+		i--;
+	/* Release: pairs with the worker's acquire. */
+	__atomic_store_n(&give_ready, 2, __ATOMIC_RELEASE);
+	rte_delay_us_block(100);
+	rte_sheaf_stats_get(pool, &st);
+	asks = st.count[RTE_SHEAF_STAT_ASK];
+	for (k = 0; k < SHORT_TRIES && i == rest; k++) {
+		if (rte_mempool_get_bulk(pool, &objs[i], GIVE_ASK) == 0)
+			i += GIVE_ASK;
+		else
+			fails++;
+		rest = i;
+		/* Past this lcore's dry look: each try looks anew. */
+		rte_delay_us_block(10);
+	}
+	rte_sheaf_stats_get(pool, &st);
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_wait_lcore(worker), "worker");
+	rte_mempool_put_bulk(pool, objs, i);
+	RTE_TEST_ASSERT(i == rest, "%u of %u objects taken", i, rest);
+	asks = st.count[RTE_SHEAF_STAT_ASK] - asks;
+	printf("    %u of %u gets of %u failed, %" PRIu64 " asks; the worker ran short every %.1f us\n",
+		fails, SHORT_TRIES, GIVE_ASK, asks,
+		(double)short_cycle * 1e6 / rte_get_tsc_hz());
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), GIVE_N,
+		"avail_count at the end");
+	/* A slow build (ASan) cannot run short often enough to stay so. */
+	if (short_cycle > rte_get_tsc_hz() / 1000000 * 10) {
+		printf("    the worker ran short less often than every 10 us: not checked\n");
+		return TEST_SKIPPED;
+	}
+	RTE_TEST_ASSERT(fails > SHORT_TRIES / 2 && asks < SHORT_TRIES / 2,
+		"gets while the only holder runs short: %u of %u failed, %" PRIu64 " asks; expected most failed, unasked",
+		fails, SHORT_TRIES, asks);
+	return TEST_SUCCESS;
+}
+
 static int
 suite_setup(void)
 {
@@ -886,6 +997,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(NULL, teardown, test_churn_registered_thread),
 	SHEAF_TEST_CASE_ST(NULL, teardown, test_reachable_while_freeing),
 	SHEAF_TEST_CASE_ST(NULL, teardown, test_give_keeps_rest),
+	SHEAF_TEST_CASE_ST(NULL, teardown, test_short_lcore_not_asked),
 	SHEAF_TEST_CASES_END
 };
 

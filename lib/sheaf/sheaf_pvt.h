@@ -256,6 +256,9 @@ struct sheaf_slot {
 	/* Deferred sheaf: index (20 bits) and objects (12); owner. */
 	uint32_t dstate;
 	uint32_t mb;           /* owner's SHEAF_MB_*, set at claim */
+	/* When the owner last ran short (CLOCK_MONOTONIC ns; see
+	 * SHEAF_SHORT_US): owner's relaxed store, askers' relaxed load. */
+	uint64_t short_ns;
 	/* Idle detection (sheaf_slot.c): written racily by thieves. */
 	uint64_t seen_activity;
 	uint64_t seen_ns;
@@ -311,6 +314,18 @@ struct sheaf_park {
  * ring driver's reach.
  */
 #define SHEAF_DRY_US 2
+
+/*
+ * An lcore that ran short itself (its get entered a reclaim past the dry
+ * look) this recently is not asked to give by other lcores' reclaims: it
+ * needs its objects. Two lcores short of the same objects otherwise hand
+ * them back and forth, each hand-over a cache miss per object (the perf
+ * app's rx-burst-low: 119k asks moving 3.3M objects in a run before, 41k
+ * moving 1.1M after). A get may then fail while such an lcore holds
+ * objects, as a ring driver's get fails while another lcore's mempool
+ * cache holds them. Timed on CLOCK_MONOTONIC: the others read it.
+ */
+#define SHEAF_SHORT_US 20
 
 /* Per-pool settings resolved from struct rte_sheaf_config. */
 struct sheaf_tunables {

@@ -40,13 +40,18 @@ sheaf_reclaim_tiers(const struct sheaf_pool *sp)
 	return (uint64_t)sheaf_slab_count(sp) + sheaf_barn_count(sp);
 }
 
-/* Slots other than self holding objects, and how many they hold. */
+/*
+ * Slots other than self holding objects that may be asked, and how many
+ * they hold. A slot whose owner ran short itself (entered a reclaim)
+ * less than SHEAF_SHORT_US ago is left out: it needs its objects, and two
+ * lcores short of the same objects would only hand them back and forth.
+ */
 static uint64_t
 sheaf_reclaim_holders(struct sheaf_pool *sp, const struct sheaf_slot *self,
 	struct sheaf_slot_set *want)
 {
 	struct sheaf_slot_set claimed;
-	uint64_t held = 0, b;
+	uint64_t held = 0, b, now = sheaf_clock_ns();
 	unsigned int i, w;
 	uint32_t c;
 
@@ -58,6 +63,10 @@ sheaf_reclaim_holders(struct sheaf_pool *sp, const struct sheaf_slot *self,
 		/* Racy, not critical: an estimate of what asking brings. */
 		c = sheaf_pair_count(&sp->slot[i]);
 		if (c == 0)
+			continue;
+		/* Relaxed: a hint, as the count above. */
+		if (now - __atomic_load_n(&sp->slot[i].short_ns,
+				__ATOMIC_RELAXED) < SHEAF_SHORT_US * 1000)
 			continue;
 		sheaf_slot_set_add(want, i);
 		held += c;
@@ -176,6 +185,10 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 	 * Sheaves that dead processes left in transit or borrowed: rare;
 	 * cheap, or rate-limited.
 	 */
+	/* Relaxed: a hint for the others' reclaims (sheaf_pvt.h). */
+	if (self != NULL)
+		__atomic_store_n(&self->short_ns, sheaf_clock_ns(),
+			__ATOMIC_RELAXED);
 	sheaf_barn_recover_transit(sp);
 	sheaf_lend_recover(sp, sheaf_home_of(sp, self), false);
 	held = sheaf_reclaim_holders(sp, self, &want);
