@@ -10,9 +10,11 @@
  * that found the shared tiers short (SLUB flushes every CPU's sheaves,
  * by asking each CPU, when an allocation fails).
  *
- * A failed allocation first counts what other slots hold (racy): if the
- * shared tiers and all slots together hold fewer objects than it needs,
- * it fails at once, as cheaply as a ring's failed dequeue. Otherwise it
+ * A failed allocation first counts what other slots hold (racy), but
+ * those that ran short themselves less than SHEAF_SHORT_US ago (they need
+ * their objects; see sheaf_pvt.h): if the shared tiers and those slots
+ * together hold fewer objects than it needs, it fails at once, as
+ * cheaply as a ring's failed dequeue. Otherwise it
  * asks the holders to give back what it lacks (SHEAF_REQ_GIVE: each owner
  * gives that many at its next call, one sheaf of them to the barn, and
  * keeps the rest: a pool run short does not shuttle every lcore's
