@@ -524,9 +524,14 @@ pf_record(struct work *w, unsigned int n)
 }
 
 /*
- * Borrow, or refill (maybe growing it). A load goes up to the capacity:
- * that, or n when oversize, is what the call may hold in flight.
+ * Borrow, or refill (maybe growing it). A load goes up to the capacity,
+ * or, oversize, to the sheaf's own: a power of two at least n, or a
+ * larger idle one reused (the smallest that fits); the largest this
+ * workload makes is PF_OVERSIZE_MAX (a refill may find its sheaf one).
+ * That is what the call may hold in flight: the objects between the
+ * tiers and the sheaf at its death.
  */
+#define PF_OVERSIZE_MAX 32 /* rte_align32pow2(3 * CAP): pf_want()'s most */
 static int
 pf_load(struct work *w)
 {
@@ -534,8 +539,9 @@ pf_load(struct work *w)
 	unsigned int n = pf_want(w);
 	int ret;
 
+	RTE_BUILD_BUG_ON(PF_OVERSIZE_MAX < 3 * CAP);
 	rec_call(w, pf == NULL ? "prefill_get" : "prefill_refill",
-		RTE_MAX(n, (unsigned int)CAP));
+		n > CAP || pf != NULL ? PF_OVERSIZE_MAX : CAP);
 	if (pf == NULL) {
 		pf = rte_sheaf_prefill_get(pool, n);
 		ret = pf == NULL ? -rte_errno : 0;
