@@ -1130,6 +1130,37 @@ test_capacity_adapts(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * Calls larger than two capacities (a mempool cache in front refills and
+ * flushes a cache's worth at a time) take the slow path at every call,
+ * one per call rather than per sheaf: a one-way flow of them grows the
+ * capacity as well.
+ */
+static int
+test_capacity_big_calls(void)
+{
+	const struct rte_sheaf_config range = { .capacity = 16,
+		.capacity_max = 64 };
+	struct rte_sheaf_stats st;
+	unsigned int i;
+
+	objs = calloc(480, sizeof(*objs));
+	RTE_TEST_ASSERT_NOT_NULL(objs, "no memory");
+	pool = rte_sheaf_pool_create("sp_adapt_big", 4095, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, &range);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	for (i = 0; i < 100; i++)
+		SHEAF_TEST_CHECK(one_way(objs, 480, 48));
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_lcore_capacity(pool, rte_lcore_id()),
+		64, "capacity after one-way flows of 48-object calls");
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats get");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_GROW], 2, "grows");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), 4095,
+		"objects back after the flows");
+	return TEST_SUCCESS;
+}
+
 static int
 test_two_pools_apart(void)
 {
@@ -1199,6 +1230,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_stats_reset),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_two_pools_apart),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_capacity_adapts),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_capacity_big_calls),
 	SHEAF_TEST_CASE(test_null_name),
 	SHEAF_TEST_CASES_END
 };

@@ -143,9 +143,12 @@ sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_slot *lc)
  * read as a one-way flow):
  * every SHEAF_ADAPT_EVERY slow entries, the objects moved since the last
  * look (the slot's counters) say how often the lcore leaves its sheaves.
- * More often than every SHEAF_ADAPT_GROW capacities of objects (a
- * one-way flow: each sheaf is filled or emptied whole; bursts that swing
- * wider than a sheaf) the capacity doubles, up to capacity_max; less
+ * More often than every SHEAF_ADAPT_GROW units of objects (a one-way
+ * flow: each sheaf is filled or emptied whole; bursts that swing wider
+ * than a sheaf) the capacity doubles, up to capacity_max. A unit is the
+ * capacity, or the mean call of those slow entries when larger: calls
+ * above the capacity (a mempool cache in front, refilling and flushing
+ * a cache's worth) are slow at every call, once per call. Less
  * often than every SHEAF_ADAPT_SHRINK capacities it halves, down to the
  * pool's capacity. A random walk of bursts meets a sheaf's ends at a rate
  * that falls with the square of the capacity, so a doubling moves the
@@ -158,15 +161,21 @@ sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_slot *lc)
 #define SHEAF_ADAPT_SHRINK 32
 
 static void
-sheaf_lcore_adapt(struct sheaf_pool *sp, struct sheaf_slot *lc)
+sheaf_lcore_adapt(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	unsigned int n)
 {
 	uint32_t cap = lc->capacity, next = cap;
-	uint64_t moved, per;
+	uint64_t moved, per, unit;
 
-	if (sp->cfg.capacity == sp->cfg.capacity_max ||
-			++lc->adapt_slow < SHEAF_ADAPT_EVERY)
+	if (sp->cfg.capacity == sp->cfg.capacity_max)
 		return;
+	lc->adapt_calls += n;
+	if (++lc->adapt_slow < SHEAF_ADAPT_EVERY)
+		return;
+	/* A one-way flow's unit: a sheaf, or a call when calls are larger. */
+	unit = RTE_MAX((uint64_t)cap, lc->adapt_calls / SHEAF_ADAPT_EVERY);
 	lc->adapt_slow = 0;
+	lc->adapt_calls = 0;
 	moved = __atomic_load_n(&lc->stat[RTE_SHEAF_STAT_ALLOC_FAST],
 			__ATOMIC_RELAXED) +
 		__atomic_load_n(&lc->stat[RTE_SHEAF_STAT_FREE_FAST],
@@ -179,7 +188,7 @@ sheaf_lcore_adapt(struct sheaf_pool *sp, struct sheaf_slot *lc)
 	per = moved >= lc->adapt_moved ?
 		(moved - lc->adapt_moved) / SHEAF_ADAPT_EVERY : UINT64_MAX;
 	lc->adapt_moved = moved;
-	if (per < (uint64_t)SHEAF_ADAPT_GROW * cap)
+	if (per < SHEAF_ADAPT_GROW * unit)
 		next = RTE_MIN(2 * cap, sp->cfg.capacity_max);
 	else if (per != UINT64_MAX && per > (uint64_t)SHEAF_ADAPT_SHRINK * cap)
 		next = RTE_MAX(cap / 2, sp->cfg.capacity);
@@ -311,7 +320,7 @@ sheaf_lcore_put_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	unsigned int shared;
 
 	if (!reentered)
-		sheaf_lcore_adapt(sp, lc);
+		sheaf_lcore_adapt(sp, lc, n);
 	shared = sheaf_lcore_put_ladder(sp, lc, objs, n, reentered);
 
 	/* The shared path counted its own. */
@@ -351,9 +360,18 @@ sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	bool reentered = sheaf_call_reentered();
 	struct sheaf_table_undo undo;
 	bool reclaimed = reentered;
-	unsigned int got = 0, t;
+	unsigned int got = 0, t, have;
 	uint64_t w;
 
+	/*
+	 * The pool was dry a moment ago and still looks so: fail before
+	 * moving anything, as a ring's failed dequeue (sheaf_reclaim.h).
+	 */
+	have = sheaf_pair_count(lc);
+	if (!reentered && have < n && sheaf_reclaim_dry(sp, lc, n - have)) {
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
+		return -ENOBUFS;
+	}
 	if (sheaf_table_init(&undo, sp, objs, n, reentered) < 0) {
 		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
 		return -ENOBUFS;
@@ -397,7 +415,7 @@ done:
 	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_SLOW, n);
 	/* Only a get that got counts: a failing one moves nothing. */
 	if (!reentered)
-		sheaf_lcore_adapt(sp, lc);
+		sheaf_lcore_adapt(sp, lc, n);
 	return 0;
 }
 

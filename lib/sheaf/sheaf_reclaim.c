@@ -40,6 +40,22 @@ sheaf_reclaim_tiers(const struct sheaf_pool *sp)
 	return (uint64_t)sheaf_slab_count(sp) + sheaf_barn_count(sp);
 }
 
+bool
+sheaf_reclaim_dry(const struct sheaf_pool *sp, const struct sheaf_slot *self,
+	unsigned int n)
+{
+	uint32_t b;
+
+	if (rte_rdtsc() - self->dry_tsc >= sp->tun.dry_cycles ||
+			n <= self->dry_have)
+		return false;
+	/* Racy, not critical: a full sheaf or the slabs may serve n now. */
+	for (b = 0; b < sp->nb_nodes; b++)
+		if (sheaf_barn_nb_full(sp, b) != 0)
+			return false;
+	return sheaf_slab_count(sp) < n;
+}
+
 /*
  * Slots other than self holding objects that may be asked, and how many
  * they hold. A slot whose owner ran short itself (entered a reclaim)
@@ -177,9 +193,7 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 	unsigned int left = 0;
 	bool ok;
 
-	/* Dry a moment ago, by this lcore's look (sheaf_reclaim.h). */
-	if (self != NULL && rte_rdtsc() - self->dry_tsc < sp->tun.dry_cycles &&
-			n > self->dry_have)
+	if (self != NULL && sheaf_reclaim_dry(sp, self, n))
 		return false;
 	/*
 	 * Sheaves that dead processes left in transit or borrowed: rare;

@@ -46,6 +46,16 @@
 bool sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self,
 	unsigned int n);
 
+/*
+ * Whether self's dry look (a reclaim that found fewer objects than it
+ * needed in the other lcores and the shared tiers together, less than
+ * SHEAF_DRY_US ago) still holds for n more objects than self has: n
+ * above what the look found, no full sheaf in any barn, fewer than n in
+ * the slabs (racy reads). A get then fails before touching its sheaves.
+ */
+bool sheaf_reclaim_dry(const struct sheaf_pool *sp,
+	const struct sheaf_slot *self, unsigned int n);
+
 /* The drain action of a slot the caller holds: its own, or v asked. */
 unsigned int sheaf_reclaim_drain(struct sheaf_pool *sp, struct sheaf_slot *v,
 	void *arg);
