@@ -287,6 +287,53 @@ test_enomem(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A pool with DPDK's mempool cache in front: objects freed on this lcore
+ * sit in its cache, out of the tiers' and any reclaim's reach; a borrow
+ * takes them from there when the tiers fall short.
+ */
+static int
+test_from_cache(void)
+{
+	const unsigned int n = 255, freed = 40;
+	struct rte_mempool_cache *mc;
+	struct rte_sheaf_prefill *pf;
+	void *got[40];
+	unsigned int i, j;
+
+	pool2 = rte_sheaf_pool_create("prefill_cache", n, POOL_ELT, 32, 0,
+		SOCKET_ID_ANY, 0, &(struct rte_sheaf_config){ .capacity = 16 });
+	RTE_TEST_ASSERT_NOT_NULL(pool2, "pool create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	mc = rte_mempool_default_cache(pool2, rte_lcore_id());
+	RTE_TEST_ASSERT_NOT_NULL(mc, "no mempool cache");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_get_bulk(pool2, objs, n), 0,
+		"get all");
+	rte_mempool_put_bulk(pool2, objs, freed);
+	SHEAF_TEST_ASSERT_INT(mc->len, freed, "objects in the mempool cache");
+
+	pf = rte_sheaf_prefill_get(pool2, freed);
+	RTE_TEST_ASSERT_NOT_NULL(pf, "borrow %u with %u in the cache: got NULL (%s)",
+		freed, freed, rte_strerror(rte_errno));
+	SHEAF_TEST_ASSERT_INT(mc->len, 0, "objects left in the mempool cache");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_alloc_bulk(pf, got, freed), 0,
+		"alloc from the borrowed sheaf");
+	/* The very objects freed: none twice, none of those still held. */
+	for (i = 0; i < freed; i++) {
+		for (j = 0; j < freed && objs[j] != got[i]; j++)
+			;
+		RTE_TEST_ASSERT(j < freed, "object %u (%p) was not freed", i,
+			got[i]);
+		objs[j] = NULL;
+	}
+	memcpy(objs, got, sizeof(got));
+	rte_mempool_put_bulk(pool2, objs, n);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool2, pf), 0, "put");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool2), n,
+		"objects back");
+	return TEST_SUCCESS;
+}
+
 /* Every bad input: a clean error, rte_errno set, nothing corrupted. */
 static int
 test_bad_inputs(void)
@@ -752,6 +799,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_oversize),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_refill),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_enomem),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_from_cache),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_bad_inputs),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_stale_handle),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_stale_oversize),

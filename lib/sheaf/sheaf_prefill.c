@@ -173,7 +173,37 @@ sheaf_prefill_to_tiers(const struct sheaf_prefill_ctx *c, void * const *objs,
 		sheaf_prefill_stat(c, RTE_SHEAF_STAT_FREE_INVALID, bad);
 }
 
-/* Up to max objects: the caller's own, then the shared tiers. */
+/*
+ * Up to n objects from the caller's DPDK mempool cache (a pool created
+ * with cache_size > 0): objects the application freed on this lcore that
+ * the cache keeps from the pool's tiers, which no reclaim reaches. Only
+ * the caller's own lcore's cache, which only this thread touches (as
+ * DPDK's inline get and put do), and not in validate mode, whose table
+ * counts the cache's objects as out of the pool.
+ */
+static unsigned int
+sheaf_prefill_from_cache(const struct sheaf_prefill_ctx *c, void **objs,
+	unsigned int n)
+{
+	struct rte_mempool_cache *mc;
+	unsigned int t;
+
+	if (c->lc == NULL || sheaf_validate_on(c->sp) ||
+			rte_lcore_id() == LCORE_ID_ANY)
+		return 0;
+	mc = rte_mempool_default_cache(c->sp->mp, rte_lcore_id());
+	if (mc == NULL || mc->len == 0)
+		return 0;
+	t = RTE_MIN(n, mc->len);
+	memcpy(objs, &mc->objs[mc->len - t], t * sizeof(*objs));
+	mc->len -= t;
+	return t;
+}
+
+/*
+ * Up to max objects: the caller's own, the shared tiers, then the
+ * caller's mempool cache.
+ */
 static unsigned int
 sheaf_prefill_gather(const struct sheaf_prefill_ctx *c, void **objs,
 	unsigned int need, unsigned int max)
@@ -183,6 +213,8 @@ sheaf_prefill_gather(const struct sheaf_prefill_ctx *c, void **objs,
 	if (got < need)
 		got += sheaf_shared_take(c->sp, c->home, objs + got,
 			need - got, NULL);
+	if (got < need)
+		got += sheaf_prefill_from_cache(c, objs + got, need - got);
 	return got;
 }
 
