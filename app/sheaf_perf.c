@@ -277,8 +277,9 @@ measure_launch(struct perf_ctx *c)
 }
 
 /*
- * Once nb_remote lcores are ready: sets the deadline and go, runs main's
- * part (or keeps time), then waits for every lcore to return.
+ * Runs main's part, whose perf_worker_wait_go() sets the deadline and go
+ * once it and the nb_remote lcores are set up; or, main taking no part,
+ * gives go once they are and keeps time. Then waits for every lcore.
  */
 static void
 measure_run(struct perf_ctx *c, unsigned int nb_remote, double seconds)
@@ -286,19 +287,29 @@ measure_run(struct perf_ctx *c, unsigned int nb_remote, double seconds)
 	struct perf_sync *sync = c->sync;
 	unsigned int i;
 
-	/* Acquire: pairs with each lcore's release of ready. */
-	while (__atomic_load_n(&sync->ready, __ATOMIC_ACQUIRE) < nb_remote)
-		rte_pause();
-	c->t_go = rte_rdtsc();
-	sync->deadline = c->t_go +
-		(uint64_t)(seconds * (double)rte_get_tsc_hz());
-	/* Release: publishes deadline to the lcores' acquire of go. */
-	__atomic_store_n(&sync->go, 1, __ATOMIC_RELEASE);
-
+	sync->run = (uint64_t)(seconds * (double)rte_get_tsc_hz());
 	if (c->main_worker != NULL) {
+		/* Its perf_worker_wait_go() gives go (after its setup). */
+		sync->nb_ready = nb_remote + 1;
 		perf_lcore_run(c->main_worker);
+		/* Every body meets the others; one that did not must not
+		 * leave them waiting for go. Relaxed: nothing to publish. */
+		if (__atomic_load_n(&sync->go, __ATOMIC_RELAXED) == 0) {
+			__atomic_store_n(&sync->stop, 1, __ATOMIC_RELAXED);
+			sync->t_go = rte_rdtsc();
+			__atomic_store_n(&sync->go, 1, __ATOMIC_RELEASE);
+		}
+		c->t_go = sync->t_go;
 		c->t_stop = c->main_worker->t_end;
 	} else {
+		/* Acquire: pairs with each lcore's release of ready. */
+		while (__atomic_load_n(&sync->ready, __ATOMIC_ACQUIRE) <
+				nb_remote)
+			rte_pause();
+		c->t_go = rte_rdtsc();
+		sync->deadline = c->t_go + sync->run;
+		/* Release: publishes deadline to the lcores' acquire of go. */
+		__atomic_store_n(&sync->go, 1, __ATOMIC_RELEASE);
 		/* Relaxed: stop carries no data (see perf_worker_should_stop). */
 		while (__atomic_load_n(&sync->stop, __ATOMIC_RELAXED) == 0 &&
 				rte_rdtsc() < sync->deadline)

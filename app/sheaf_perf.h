@@ -128,6 +128,9 @@ struct perf_sync {
 	uint32_t ready;    /**< Lcores set up; atomic, each adds 1. */
 	uint32_t go;       /**< Set once by main; publishes deadline. */
 	uint32_t stop;     /**< Set by the timekeeper or a failing lcore. */
+	uint32_t nb_ready; /**< Lcores to wait for before go, main too. */
+	uint64_t run;      /**< TSC cycles from go to the deadline. */
+	uint64_t t_go;     /**< Main's TSC at go; written before go. */
 	uint64_t deadline; /**< TSC; written before go, read-only after. */
 	uint64_t stall;    /**< TSC cycles of failing gets that fail a run. */
 } __rte_cache_aligned;

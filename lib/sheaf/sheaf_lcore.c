@@ -52,70 +52,15 @@ sheaf_lcore_swap(struct sheaf_slot *lc)
 	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_SWAP, 1);
 }
 
-/*
- * A give request, served inside a call that needs keep objects of the
- * slot's own (a get's n: giving them only to take them back from the
- * barn would leave the asker short; a call short of them anyway keeps
- * none): n objects, as many as the slot holds beyond keep, back in one
- * barn sheaf, or to the slabs (top of spare, then main) when the barn has
- * no empty sheaf; all the slot holds as a drain when that is what n asks
- * of a call that keeps none. n 0: an earlier serve took the amount with
- * its own, and gave it (sheaf_slot_request_give()): nothing. Returns the
- * objects given.
- */
-static unsigned int
-sheaf_lcore_give_back(struct sheaf_pool *sp, struct sheaf_slot *lc,
-	uint32_t n, unsigned int keep)
-{
-	unsigned int bad = 0, held = sheaf_pair_count(lc), g, t;
-
-	if (held < keep)
-		keep = 0;
-	if (n == 0 || held == keep)
-		return 0;
-	if (keep == 0 && n >= held) {
-		g = sheaf_pair_drain(sp, lc, lc->barn, &bad);
-	} else {
-		t = RTE_MIN(n, held - keep);
-		g = sheaf_pair_give_back(sp, lc, lc->barn, t);
-		if (g == 0) {
-			g = sheaf_pair_flush_some(sp, lc, SHEAF_SPARE, t,
-				&bad);
-			g += sheaf_pair_flush_some(sp, lc, SHEAF_MAIN, t - g,
-				&bad);
-		}
-	}
-	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_INVALID, bad);
-	return g;
-}
-
 void
 sheaf_lcore_serve(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	unsigned int keep)
 {
-	unsigned int bad = 0;
 	uint32_t gen;
 
 	if (likely(!sheaf_slot_requests_hint(lc)))
 		return;
-	gen = sheaf_slot_take_request(lc, SHEAF_REQ_DRAIN);
-	if (gen != 0) {
-		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_DRAIN,
-			sheaf_pair_drain(sp, lc, lc->barn, &bad));
-		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_INVALID, bad);
-		sheaf_slot_served(lc, SHEAF_REQ_DRAIN, gen);
-	}
-	gen = sheaf_slot_take_request(lc, SHEAF_REQ_GIVE);
-	/*
-	 * A bit left after the serve that covered its generation (set
-	 * after the count, or left by a thief or heir that drained): done.
-	 */
-	if (gen != 0 && !sheaf_slot_is_served(lc, SHEAF_REQ_GIVE, gen)) {
-		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_DRAIN,
-			sheaf_lcore_give_back(sp, lc,
-				sheaf_slot_take_want(lc), keep));
-		sheaf_slot_served(lc, SHEAF_REQ_GIVE, gen);
-	}
+	sheaf_reclaim_serve(sp, lc, keep);
 	gen = sheaf_slot_take_request(lc, SHEAF_REQ_STAMP);
 	if (gen != 0) {
 		sheaf_deferred_stamp(sp, lc);
@@ -364,13 +309,19 @@ sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	uint64_t w;
 
 	/*
-	 * The pool was dry a moment ago and still looks so: fail before
-	 * moving anything, as a ring's failed dequeue (sheaf_reclaim.h).
+	 * Main and spare short of n, and the shared tiers of the rest (no
+	 * deferred sheaf to wait for): the ladder would only move objects
+	 * to put them back. Reclaim first; failing, fail before moving
+	 * anything, as a ring's failed dequeue.
 	 */
 	have = sheaf_pair_count(lc);
-	if (!reentered && have < n && sheaf_reclaim_dry(sp, lc, n - have)) {
-		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
-		return -ENOBUFS;
+	if (!reentered && have < n && sheaf_deferred_qsbr(sp) == NULL &&
+			sheaf_reclaim_tiers_short(sp, n - have)) {
+		if (!sheaf_reclaim(sp, lc, n - have)) {
+			sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
+			return -ENOBUFS;
+		}
+		reclaimed = true;
 	}
 	if (sheaf_table_init(&undo, sp, objs, n, reentered) < 0) {
 		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAIL, 1);

@@ -33,6 +33,74 @@ sheaf_reclaim_drain(struct sheaf_pool *sp, struct sheaf_slot *v,
 	return n;
 }
 
+/*
+ * A give request, served inside a call that needs keep objects of the
+ * slot's own (a get's n: giving them only to take them back from the
+ * barn would leave the asker short; a call short of them anyway keeps
+ * none): n objects, as many as the slot holds beyond keep, back in one
+ * barn sheaf, or to the slabs (top of spare, then main) when the barn has
+ * no empty sheaf; all the slot holds as a drain when that is what n asks
+ * of a call that keeps none. n 0: an earlier serve took the amount with
+ * its own, and gave it (sheaf_slot_request_give()): nothing. Returns the
+ * objects given.
+ */
+static unsigned int
+sheaf_reclaim_give_back(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	uint32_t n, unsigned int keep)
+{
+	unsigned int bad = 0, held = sheaf_pair_count(lc), g, t;
+
+	if (held < keep)
+		keep = 0;
+	if (n == 0 || held == keep)
+		return 0;
+	if (keep == 0 && n >= held) {
+		g = sheaf_pair_drain(sp, lc, lc->barn, &bad);
+	} else {
+		t = RTE_MIN(n, held - keep);
+		g = sheaf_pair_give_back(sp, lc, lc->barn, t);
+		if (g == 0) {
+			g = sheaf_pair_flush_some(sp, lc, SHEAF_SPARE, t,
+				&bad);
+			g += sheaf_pair_flush_some(sp, lc, SHEAF_MAIN, t - g,
+				&bad);
+		}
+	}
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_INVALID, bad);
+	return g;
+}
+
+bool
+sheaf_reclaim_serve(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	unsigned int keep)
+{
+	unsigned int bad = 0;
+	bool served = false;
+	uint32_t gen;
+
+	gen = sheaf_slot_take_request(lc, SHEAF_REQ_DRAIN);
+	if (gen != 0) {
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_DRAIN,
+			sheaf_pair_drain(sp, lc, lc->barn, &bad));
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_INVALID, bad);
+		sheaf_slot_served(lc, SHEAF_REQ_DRAIN, gen);
+		served = true;
+	}
+	gen = sheaf_slot_take_request(lc, SHEAF_REQ_GIVE);
+	/*
+	 * A bit left after the serve that covered its generation (set
+	 * after the count, or left by a thief or heir that drained): done.
+	 */
+	if (gen != 0 && !sheaf_slot_is_served(lc, SHEAF_REQ_GIVE, gen)) {
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_DRAIN,
+			sheaf_reclaim_give_back(sp, lc,
+				sheaf_slot_take_want(lc), keep));
+		sheaf_slot_served(lc, SHEAF_REQ_GIVE, gen);
+		served = true;
+	}
+	return served;
+}
+
 /* Objects in the shared tiers; racy. */
 static uint64_t
 sheaf_reclaim_tiers(const struct sheaf_pool *sp)
@@ -41,19 +109,23 @@ sheaf_reclaim_tiers(const struct sheaf_pool *sp)
 }
 
 bool
-sheaf_reclaim_dry(const struct sheaf_pool *sp, const struct sheaf_slot *self,
-	unsigned int n)
+sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n)
 {
 	uint32_t b;
 
-	if (rte_rdtsc() - self->dry_tsc >= sp->tun.dry_cycles ||
-			n <= self->dry_have)
-		return false;
 	/* Racy, not critical: a full sheaf or the slabs may serve n now. */
 	for (b = 0; b < sp->nb_nodes; b++)
 		if (sheaf_barn_nb_full(sp, b) != 0)
 			return false;
 	return sheaf_slab_count(sp) < n;
+}
+
+bool
+sheaf_reclaim_dry(const struct sheaf_pool *sp, const struct sheaf_slot *self,
+	unsigned int n)
+{
+	return rte_rdtsc() - self->dry_tsc < sp->tun.dry_cycles &&
+		n > self->dry_have && sheaf_reclaim_tiers_short(sp, n);
 }
 
 /*
@@ -115,7 +187,7 @@ sheaf_reclaim_inside(const struct sheaf_pool *sp, const struct sheaf_ask *a)
  * look again (the objects are there, or all answered, or some moved).
  */
 static bool
-sheaf_reclaim_wait(struct sheaf_pool *sp, const struct sheaf_slot *self,
+sheaf_reclaim_wait(struct sheaf_pool *sp, struct sheaf_slot *self,
 	unsigned int n, struct sheaf_ask *ask, unsigned int *left)
 {
 	struct sheaf_slot_set want;
@@ -139,6 +211,16 @@ sheaf_reclaim_wait(struct sheaf_pool *sp, const struct sheaf_slot *self,
 	 */
 	cap = now + 100 * sp->tun.idle_ns;
 	for (k = 0;; k++) {
+		/*
+		 * Asked while it waits: another lcore ran short as well and
+		 * waits for this one's next call, which this wait holds
+		 * back; each would wait for the other until it looks idle
+		 * (a fence) or the deadline. Give what it asks (all this
+		 * lcore holds, short anyway) and fail: one of the two gets.
+		 */
+		if (self != NULL && sheaf_slot_requests_hint(self) &&
+				sheaf_reclaim_serve(sp, self, 0))
+			return false;
 		/*
 		 * Between looks, only the acknowledgements: a look reads
 		 * the asked owners' first lines and walks the barns, lines

@@ -47,14 +47,27 @@ bool sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self,
 	unsigned int n);
 
 /*
+ * Whether the shared tiers look short of n: no barn holds a full sheaf,
+ * the slabs fewer than n (racy reads of their counters).
+ */
+bool sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n);
+
+/*
  * Whether self's dry look (a reclaim that found fewer objects than it
  * needed in the other lcores and the shared tiers together, less than
  * SHEAF_DRY_US ago) still holds for n more objects than self has: n
- * above what the look found, no full sheaf in any barn, fewer than n in
- * the slabs (racy reads). A get then fails before touching its sheaves.
+ * above what the look found, and the tiers short of n.
  */
 bool sheaf_reclaim_dry(const struct sheaf_pool *sp,
 	const struct sheaf_slot *self, unsigned int n);
+
+/*
+ * Serve the drain and give requests at lc's gate (lc held by its owner,
+ * inside a call); keep: the objects the call needs of its own (a get's
+ * n), which a give leaves it. Returns whether it served one.
+ */
+bool sheaf_reclaim_serve(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	unsigned int keep);
 
 /* The drain action of a slot the caller holds: its own, or v asked. */
 unsigned int sheaf_reclaim_drain(struct sheaf_pool *sp, struct sheaf_slot *v,
