@@ -322,11 +322,12 @@ struct sheaf_park {
  * needs its objects. Two lcores short of the same objects otherwise hand
  * them back and forth, each hand-over a cache miss per object (the perf
  * app's rx-burst-low: 119k asks moving 3.3M objects in a run before, 41k
- * moving 1.1M after). A get may then fail while such an lcore holds
+ * moving 1.1M after, at 20 us; 100 us: 0.565 to 0.617x ring_mp_mc:256,
+ * failed rearms per object the same). A get may then fail while such an lcore holds
  * objects, as a ring driver's get fails while another lcore's mempool
  * cache holds them. Timed on CLOCK_MONOTONIC: the others read it.
  */
-#define SHEAF_SHORT_US 20
+#define SHEAF_SHORT_US 100
 
 /* Per-pool settings resolved from struct rte_sheaf_config. */
 struct sheaf_tunables {
