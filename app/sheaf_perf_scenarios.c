@@ -193,7 +193,8 @@ churn_body(struct perf_worker *w)
 /*
  * pipeline's limit row: no mempool. Each pair has a second SP/SC ring
  * that carries the pointers back from the consumer to the producer,
- * primed with the pair's share of --pool-size objects. That is the
+ * primed with as many objects as can be in flight (see
+ * perf_limit_setup()), at most the pair's share of --pool-size. That is the
  * ideal pool for one producer and one consumer: one ring operation a
  * bulk on each side, no cache, no lock, nothing shared beyond the two
  * lcores. It is the share's reference in the pipeline table.
@@ -266,7 +267,14 @@ perf_limit_setup(const struct perf_opts *o, struct perf_entry *e,
 	if (l == NULL)
 		goto fail;
 	l->nb_back = pairs;
-	l->per_pair = o->pool_size / pairs;
+	/*
+	 * What can be in flight (the hand-off ring full, a bulk in each
+	 * lcore's hands) and a bulk more, not the whole pool: a FIFO
+	 * primed with every object cycles through all of them, pointers
+	 * and objects cold each time round, where a pool hands back the
+	 * ones freed last.
+	 */
+	l->per_pair = RTE_MIN(o->pool_size / pairs, o->ring_size + 3 * o->bulk);
 	l->mem = rte_malloc("perf_limit_objs",
 		(size_t)l->per_pair * pairs * o->obj_size, RTE_CACHE_LINE_SIZE);
 	if (l->mem != NULL && limit_rings(o, l) == 0)
