@@ -271,7 +271,6 @@ struct sheaf_slot {
 	/* A reclaim found the pool dry (sheaf_reclaim.c); owner, plain. */
 	uint64_t dry_tsc;      /* when, on this thread's TSC */
 	uint64_t dry_have;     /* what the others and the tiers held then */
-	uint32_t dry_calls;    /* calls left before the next TSC read */
 	/*
 	 * Acknowledgements by kind: stored by a serve only, polled by the
 	 * requesters waiting for it (sheaf_ask_served()): a line of their
@@ -316,18 +315,6 @@ struct sheaf_park {
  * ring driver's reach.
  */
 #define SHEAF_DRY_US 2
-
-/*
- * The dry look's hold is checked on the TSC every SHEAF_DRY_CALLS + 1
- * failing calls, not at each: a TSC read was most of a failed get's time
- * on the development VM (sheaf_reclaim_dry() 14% of the cycles of the
- * perf app's exhausted, sheaf:256, 78% of it the read). A read within
- * the hold grants the next SHEAF_DRY_CALLS calls: an lcore that fails
- * that many gets within SHEAF_DRY_US keeps going without the clock; one
- * that slows down may fail up to that many past the hold before it looks
- * again (each still finding the shared tiers short).
- */
-#define SHEAF_DRY_CALLS 8
 
 /*
  * An lcore that ran short itself (its get entered a reclaim past the dry

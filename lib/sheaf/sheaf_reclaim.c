@@ -121,20 +121,11 @@ sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n)
 }
 
 bool
-sheaf_reclaim_dry(const struct sheaf_pool *sp, struct sheaf_slot *self,
+sheaf_reclaim_dry(const struct sheaf_pool *sp, const struct sheaf_slot *self,
 	unsigned int n)
 {
-	if (n <= self->dry_have)
-		return false;
-	/* Calls granted by the last read within the hold (sheaf_pvt.h). */
-	if (self->dry_calls != 0) {
-		self->dry_calls--;
-	} else {
-		if (rte_rdtsc() - self->dry_tsc >= sp->tun.dry_cycles)
-			return false;
-		self->dry_calls = SHEAF_DRY_CALLS;
-	}
-	return sheaf_reclaim_tiers_short(sp, n);
+	return rte_rdtsc() - self->dry_tsc < sp->tun.dry_cycles &&
+		n > self->dry_have && sheaf_reclaim_tiers_short(sp, n);
 }
 
 /*
@@ -306,7 +297,6 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 		if (self != NULL) {
 			self->dry_tsc = rte_rdtsc();
 			self->dry_have = held + tiers;
-			self->dry_calls = SHEAF_DRY_CALLS;
 		}
 		return false;
 	}

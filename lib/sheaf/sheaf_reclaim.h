@@ -59,7 +59,7 @@ bool sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n);
  * above what the look found, and the tiers short of n.
  */
 bool sheaf_reclaim_dry(const struct sheaf_pool *sp,
-	struct sheaf_slot *self, unsigned int n);
+	const struct sheaf_slot *self, unsigned int n);
 
 /*
  * Serve the drain and give requests at lc's gate (lc held by its owner,
