@@ -295,13 +295,13 @@ test_enomem(void)
 static int
 test_from_cache(void)
 {
-	const unsigned int n = 255, freed = 40;
+	const unsigned int n = 255, freed = 32;
 	struct rte_mempool_cache *mc;
 	struct rte_sheaf_prefill *pf;
-	void *got[40];
+	void *got[32];
 	unsigned int i, j;
 
-	pool2 = rte_sheaf_pool_create("prefill_cache", n, POOL_ELT, 32, 0,
+	pool2 = rte_sheaf_pool_create("prefill_cache", n, POOL_ELT, 64, 0,
 		SOCKET_ID_ANY, 0, &(struct rte_sheaf_config){ .capacity = 16 });
 	RTE_TEST_ASSERT_NOT_NULL(pool2, "pool create: got NULL (%s)",
 		rte_strerror(rte_errno));
@@ -309,7 +309,9 @@ test_from_cache(void)
 	RTE_TEST_ASSERT_NOT_NULL(mc, "no mempool cache");
 	SHEAF_TEST_ASSERT_INT(rte_mempool_get_bulk(pool2, objs, n), 0,
 		"get all");
-	rte_mempool_put_bulk(pool2, objs, freed);
+	/* Bulks of a quarter of the cache: kept by every release's cache. */
+	rte_mempool_put_bulk(pool2, objs, freed / 2);
+	rte_mempool_put_bulk(pool2, &objs[freed / 2], freed / 2);
 	SHEAF_TEST_ASSERT_INT(mc->len, freed, "objects in the mempool cache");
 
 	pf = rte_sheaf_prefill_get(pool2, freed);
