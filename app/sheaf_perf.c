@@ -55,7 +55,6 @@ struct perf_ctx {
 	struct rte_ring **rings;      /* one per pair */
 	unsigned int nb_rings;
 	struct perf_sync *sync;
-	uint64_t t_go;                /* main's TSC at go */
 	uint64_t t_stop;              /* main's TSC at its stop */
 	uint64_t mb_before;           /* membarrier count at the start */
 };
@@ -299,17 +298,9 @@ measure_run(struct perf_ctx *c, unsigned int nb_remote, double seconds)
 			sync->t_go = rte_rdtsc();
 			__atomic_store_n(&sync->go, 1, __ATOMIC_RELEASE);
 		}
-		c->t_go = sync->t_go;
 		c->t_stop = c->main_worker->t_end;
 	} else {
-		/* Acquire: pairs with each lcore's release of ready. */
-		while (__atomic_load_n(&sync->ready, __ATOMIC_ACQUIRE) <
-				nb_remote)
-			rte_pause();
-		c->t_go = rte_rdtsc();
-		sync->deadline = c->t_go + sync->run;
-		/* Release: publishes deadline to the lcores' acquire of go. */
-		__atomic_store_n(&sync->go, 1, __ATOMIC_RELEASE);
+		perf_sync_go(sync, nb_remote);
 		/* Relaxed: stop carries no data (see perf_worker_should_stop). */
 		while (__atomic_load_n(&sync->stop, __ATOMIC_RELAXED) == 0 &&
 				rte_rdtsc() < sync->deadline)
@@ -350,7 +341,8 @@ measure_collect(const struct perf_ctx *c, struct perf_sample *s)
 	if (reason == NULL && s->objects == 0 && !c->sc->overload)
 		reason = "no object moved";
 	/* Main's TSC alone: the lcores' TSCs need not agree. */
-	s->wall_cycles = c->t_stop > c->t_go ? c->t_stop - c->t_go : 0;
+	s->wall_cycles = c->t_stop > c->sync->t_go ?
+		c->t_stop - c->sync->t_go : 0;
 	if (s->objects != 0 && s->wall_cycles != 0) {
 		s->mobjs = (double)s->objects * (double)hz /
 			(double)s->wall_cycles / 1e6;

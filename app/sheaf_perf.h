@@ -280,6 +280,11 @@ int perf_parse_uint(const char *arg, const char *name, unsigned long min,
 int perf_parse_ops_spec(const char *arg, struct perf_ops_spec *spec);
 
 /* sheaf_perf_scenarios.c */
+/*
+ * Once nb_ready lcores are ready: stamps t_go, sets the deadline, gives
+ * go. Main's, from its perf_worker_wait_go() or when it takes no part.
+ */
+void perf_sync_go(struct perf_sync *s, uint32_t nb_ready);
 void perf_worker_wait_go(struct perf_worker *w);
 void perf_worker_fail(struct perf_worker *w, const char *fmt, ...)
 	__rte_format_printf(2, 3);

@@ -43,28 +43,32 @@ perf_worker_fail(struct perf_worker *w, const char *fmt, ...)
 }
 
 void
+perf_sync_go(struct perf_sync *s, uint32_t nb_ready)
+{
+	/* Acquire: pairs with each lcore's release of ready. */
+	while (__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) < nb_ready)
+		rte_pause();
+	s->t_go = rte_rdtsc();
+	s->deadline = s->t_go + s->run;
+	/* Release: publishes deadline to the lcores' acquire of go. */
+	__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
+}
+
+void
 perf_worker_wait_go(struct perf_worker *w)
 {
 	struct perf_sync *s = w->sync;
 
 	/* Release: orders this lcore's setup before main sees it ready. */
 	__atomic_fetch_add(&s->ready, 1, __ATOMIC_RELEASE);
-	if (w->timekeeper) {
-		/*
-		 * Main gives go once every lcore, itself included, is set
-		 * up: a lcore that started first must not take what the
-		 * others' setups need (exhausted: main set up after the
-		 * others had run, short of its share or with nothing).
-		 * Acquire: pairs with each lcore's release of ready.
-		 */
-		while (__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) <
-				s->nb_ready)
-			rte_pause();
-		s->t_go = rte_rdtsc();
-		s->deadline = s->t_go + s->run;
-		/* Release: publishes deadline to the lcores' acquire. */
-		__atomic_store_n(&s->go, 1, __ATOMIC_RELEASE);
-	}
+	/*
+	 * Main gives go once every lcore, itself included, is set up: a
+	 * lcore that started first must not take what the others' setups
+	 * need (exhausted: main set up after the others had run, short of
+	 * its share or with nothing).
+	 */
+	if (w->timekeeper)
+		perf_sync_go(s, s->nb_ready);
 	/* Acquire: pairs with main's release of go, so deadline is set. */
 	while (__atomic_load_n(&s->go, __ATOMIC_ACQUIRE) == 0)
 		rte_pause();
