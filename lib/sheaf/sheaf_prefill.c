@@ -188,8 +188,8 @@ sheaf_prefill_from_cache(const struct sheaf_prefill_ctx *c, void **objs,
 	struct rte_mempool_cache *mc;
 	unsigned int t;
 
-	if (c->lc == NULL || sheaf_validate_on(c->sp) ||
-			rte_lcore_id() == LCORE_ID_ANY)
+	/* A slot means an lcore id (sheaf_slot_of()). */
+	if (c->lc == NULL || sheaf_validate_on(c->sp))
 		return 0;
 	mc = rte_mempool_default_cache(c->sp->mp, rte_lcore_id());
 	if (mc == NULL || mc->len == 0)
