@@ -1062,6 +1062,20 @@ one_way(void **o, unsigned int n, unsigned int b)
 	return TEST_SUCCESS;
 }
 
+/* A pool whose lcores adapt between capacities 16 and 64. */
+static int
+adapt_pool(const char *name)
+{
+	const struct rte_sheaf_config range = { .capacity = 16,
+		.capacity_max = 64 };
+
+	pool = rte_sheaf_pool_create(name, 4095, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, &range);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	return TEST_SUCCESS;
+}
+
 /*
  * The lcore's capacity adapts: it doubles to capacity_max in a one-way
  * flow (sheaves filled and emptied whole), halves back to the capacity
@@ -1071,8 +1085,6 @@ one_way(void **o, unsigned int n, unsigned int b)
 static int
 test_capacity_adapts(void)
 {
-	const struct rte_sheaf_config range = { .capacity = 16,
-		.capacity_max = 64 };
 	const unsigned int n = 512, b = 8;
 	struct rte_sheaf_stats st;
 	unsigned int i, k;
@@ -1081,10 +1093,7 @@ test_capacity_adapts(void)
 	objs = calloc(n, sizeof(*objs));
 	RTE_TEST_ASSERT_NOT_NULL(objs, "no memory");
 	o = objs;
-	pool = rte_sheaf_pool_create("sp_adapt", 4095, POOL_ELT, 0, 0,
-		SOCKET_ID_ANY, 0, &range);
-	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
-		rte_strerror(rte_errno));
+	SHEAF_TEST_CHECK(adapt_pool("sp_adapt"));
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_lcore_capacity(pool, rte_lcore_id()),
 		16, "capacity at start");
 	for (i = 0; i < 100; i++)
@@ -1139,17 +1148,12 @@ test_capacity_adapts(void)
 static int
 test_capacity_big_calls(void)
 {
-	const struct rte_sheaf_config range = { .capacity = 16,
-		.capacity_max = 64 };
 	struct rte_sheaf_stats st;
 	unsigned int i;
 
 	objs = calloc(480, sizeof(*objs));
 	RTE_TEST_ASSERT_NOT_NULL(objs, "no memory");
-	pool = rte_sheaf_pool_create("sp_adapt_big", 4095, POOL_ELT, 0, 0,
-		SOCKET_ID_ANY, 0, &range);
-	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
-		rte_strerror(rte_errno));
+	SHEAF_TEST_CHECK(adapt_pool("sp_adapt_big"));
 	for (i = 0; i < 100; i++)
 		SHEAF_TEST_CHECK(one_way(objs, 480, 48));
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_lcore_capacity(pool, rte_lcore_id()),
