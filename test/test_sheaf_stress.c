@@ -887,6 +887,9 @@ test_give_keeps_rest(void)
  * objects, and handing them over only starts them back and forth.
  */
 #define SHORT_TRIES 10
+/* Between two tries: past the library's dry look (SHEAF_DRY_US, 20 us),
+ * so each try looks at the worker anew. */
+#define SHORT_TRY_GAP_US 40
 
 /* The worker's mean time between two shortages (TSC cycles), read
  * after rte_eal_wait_lcore(). */
@@ -947,8 +950,7 @@ test_short_lcore_not_asked(void)
 		else
 			fails++;
 		rest = i;
-		/* Past this lcore's dry look: each try looks anew. */
-		rte_delay_us_block(10);
+		rte_delay_us_block(SHORT_TRY_GAP_US);
 	}
 	rte_sheaf_stats_get(pool, &st);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);

@@ -314,7 +314,7 @@ struct sheaf_park {
  * next look, as objects in another lcore's mempool cache are out of a
  * ring driver's reach.
  */
-#define SHEAF_DRY_US 2
+#define SHEAF_DRY_US 20
 
 /*
  * An lcore that ran short itself (its get entered a reclaim past the dry
