@@ -98,7 +98,12 @@ sheaf_ask_look(struct sheaf_ask *a, unsigned int i, uint64_t now,
 	owner = __atomic_load_n(&v->owner, __ATOMIC_RELAXED);
 	dead = owner == 0 ? 0 : sheaf_slot_dead_owner(a->sp, v);
 	if (owner == 0 || dead != 0) {
-		sheaf_ask_heir(a, v, owner);
+		/*
+		 * The incarnation found dead, not the first read: the owner
+		 * may have changed between them, and recovery rolls back
+		 * the transactions of whom it is given.
+		 */
+		sheaf_ask_heir(a, v, dead);
 		return !sheaf_slot_is_served(v, a->kind, a->gen[i]);
 	}
 	if ((owner & SHEAF_INC_HEIR) || sheaf_slot_set_has(&a->no_take, i) ||

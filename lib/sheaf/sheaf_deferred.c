@@ -523,17 +523,23 @@ sheaf_rcu_pending_upto(struct sheaf_pool *sp, uint64_t t)
 {
 	uint32_t b;
 
-	/* Racy reads: a head seen moving is re-read at the next look. */
+	/*
+	 * Racy reads, all relaxed: a head seen moving is re-read at the
+	 * next look. The counts are journaled (relaxed) stores under the
+	 * barn and depot locks: no release to pair with. What makes a
+	 * "nothing queued" answer final is the caller's, which has just
+	 * taken every one of those locks (sheaf_deferred_reclaim()).
+	 */
 	for (b = 0; b < sp->nb_nodes; b++) {
 		const struct sheaf_barn *barn = &sp->barn[b];
 		const struct sheaf_depot *dp = &sp->depot[b];
 
-		if (__atomic_load_n(&barn->fifo_count, __ATOMIC_ACQUIRE) != 0 &&
+		if (__atomic_load_n(&barn->fifo_count, __ATOMIC_RELAXED) != 0 &&
 				__atomic_load_n(&barn->fifo[__atomic_load_n(
 					&barn->fifo_head, __ATOMIC_RELAXED)].token,
 					__ATOMIC_RELAXED) <= t)
 			return true;
-		if (__atomic_load_n(&dp->fb_count, __ATOMIC_ACQUIRE) != 0 &&
+		if (__atomic_load_n(&dp->fb_count, __ATOMIC_RELAXED) != 0 &&
 				__atomic_load_n(&dp->fb[__atomic_load_n(
 					&dp->fb_head, __ATOMIC_RELAXED)].token,
 					__ATOMIC_RELAXED) <= t)

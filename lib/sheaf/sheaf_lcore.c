@@ -61,8 +61,7 @@ sheaf_lcore_serve(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	if (likely(!sheaf_slot_requests_hint(lc)))
 		return;
 	sheaf_reclaim_serve(sp, lc, keep);
-	gen = sheaf_slot_take_request(lc, SHEAF_REQ_STAMP);
-	if (gen != 0) {
+	if (sheaf_slot_take_request(lc, SHEAF_REQ_STAMP, &gen)) {
 		sheaf_deferred_stamp(sp, lc);
 		sheaf_slot_served(lc, SHEAF_REQ_STAMP, gen);
 	}

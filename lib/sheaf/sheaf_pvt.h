@@ -256,6 +256,9 @@ struct sheaf_slot {
 	/* Deferred sheaf: index (20 bits) and objects (12); owner. */
 	uint32_t dstate;
 	uint32_t mb;           /* owner's SHEAF_MB_*, set at claim */
+	/* Whose mb it is: the owner (incarnation) that stored it, 0 for
+	 * none (sheaf_slot_claimed_now(), sheaf_slot_fence_reaches()). */
+	uint64_t mb_inc;
 	/* When the owner last ran short (CLOCK_MONOTONIC ns; see
 	 * SHEAF_SHORT_US): owner's relaxed store, askers' relaxed load. */
 	uint64_t short_ns;

@@ -78,20 +78,19 @@ sheaf_reclaim_serve(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	bool served = false;
 	uint32_t gen;
 
-	gen = sheaf_slot_take_request(lc, SHEAF_REQ_DRAIN);
-	if (gen != 0) {
+	if (sheaf_slot_take_request(lc, SHEAF_REQ_DRAIN, &gen)) {
 		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_DRAIN,
 			sheaf_pair_drain(sp, lc, lc->barn, &bad));
 		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_INVALID, bad);
 		sheaf_slot_served(lc, SHEAF_REQ_DRAIN, gen);
 		served = true;
 	}
-	gen = sheaf_slot_take_request(lc, SHEAF_REQ_GIVE);
 	/*
 	 * A bit left after the serve that covered its generation (set
 	 * after the count, or left by a thief or heir that drained): done.
 	 */
-	if (gen != 0 && !sheaf_slot_is_served(lc, SHEAF_REQ_GIVE, gen)) {
+	if (sheaf_slot_take_request(lc, SHEAF_REQ_GIVE, &gen) &&
+			!sheaf_slot_is_served(lc, SHEAF_REQ_GIVE, gen)) {
 		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_DRAIN,
 			sheaf_reclaim_give_back(sp, lc,
 				sheaf_slot_take_want(lc), keep));

@@ -21,22 +21,25 @@
 #define SHEAF_RECLAIM_LOOK_NS 1000000u
 
 /*
- * Process-local: when this process may next look whether the owner of
- * the slot of each lcore id is dead (any pool).
+ * Process-local: when this process may next look whether the owner, and
+ * the thief marking it, of the slot of each lcore id is dead (any pool).
+ * One clock each: a reclaim looks at the owner first, and a look at the
+ * owner must not use up the look at a dead thief's mark, which would
+ * then never come (sheaf_ask_look() marks after it looked at the owner).
  */
 static uint64_t sheaf_slot_look_after[RTE_MAX_LCORE];
+static uint64_t sheaf_slot_mark_look_after[RTE_MAX_LCORE];
 
-/* Whether it is time to look at slot i's owner; then the next time. */
+/* Whether it is time for a look of the clock after[]; then the next. */
 static bool
-sheaf_slot_may_look(unsigned int i, uint64_t period)
+sheaf_slot_may_look(uint64_t *after, uint64_t period)
 {
 	uint64_t now = sheaf_clock_ns();
 
 	/* Relaxed: process-local rate limit; two threads may both look. */
-	if (now < __atomic_load_n(&sheaf_slot_look_after[i], __ATOMIC_RELAXED))
+	if (now < __atomic_load_n(after, __ATOMIC_RELAXED))
 		return false;
-	__atomic_store_n(&sheaf_slot_look_after[i], now + period,
-		__ATOMIC_RELAXED);
+	__atomic_store_n(after, now + period, __ATOMIC_RELAXED);
 	return true;
 }
 
@@ -48,7 +51,8 @@ sheaf_slot_dead_look(struct sheaf_pool *sp, struct sheaf_slot *v,
 
 	if (o == 0 || (o & ~SHEAF_INC_HEIR) == sheaf_self)
 		return 0;
-	if (!sheaf_slot_may_look(sheaf_slot_id(sp, v), period))
+	if (!sheaf_slot_may_look(&sheaf_slot_look_after[sheaf_slot_id(sp, v)],
+			period))
 		return 0;
 	return sheaf_proc_dead(o) ? o : 0;
 }
@@ -84,16 +88,22 @@ sheaf_slot_claiming(struct sheaf_pool *sp, struct sheaf_slot *lc)
 }
 
 /*
- * The caller's process now owns lc: record what thieves need to know.
- * mb is 0 ("no fence reaches") from the hand-over until this store: a
- * slot given back is disowned with mb 0, and an heir clears it before it
- * publishes itself (sheaf_slot_inherit()).
+ * The caller's process now owns lc as incarnation o: record what thieves
+ * need to know. mb counts for an owner only once mb_inc names it
+ * (sheaf_slot_fence_reaches()): until this store no fence reaches the
+ * new owner, whatever mb says; a losing heir or an earlier owner has
+ * nothing to clear, so no late store of theirs can hide this one.
  */
 static void
-sheaf_slot_claimed_now(struct sheaf_slot *lc)
+sheaf_slot_claimed_now(struct sheaf_slot *lc, uint64_t o)
 {
-	/* Release: pairs with the acquire in sheaf_slot_fence_reaches(). */
+	/*
+	 * Release, both: the reader's acquire of mb_inc sees this mb, and
+	 * its acquire of mb, when it reads a later owner's, sees that
+	 * owner's claim (its recheck of owner then fails).
+	 */
 	__atomic_store_n(&lc->mb, sheaf_proc_mb_register(), __ATOMIC_RELEASE);
+	__atomic_store_n(&lc->mb_inc, o, __ATOMIC_RELEASE);
 }
 
 bool
@@ -111,17 +121,10 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 			sheaf_tx_recover_proc(sp, dead & ~SHEAF_INC_HEIR) < 0)
 		return false;
 	/*
-	 * The dead owner's registration goes before the new owner shows:
-	 * a thief seeing us sees 0 (no fence reaches) until
-	 * sheaf_slot_claimed_now(). A losing heir's store may come after
-	 * the winner's: then the slot is left to asking until given back.
-	 */
-	if (dead != 0)
-		__atomic_store_n(&v->mb, 0, __ATOMIC_RELAXED);
-	/*
 	 * Acquire: the slot as the rolled-back transactions left it.
 	 * Release: pairs with sheaf_slot_fence_reaches()'s acquire of
-	 * owner: mb 0 is seen with us.
+	 * owner. Until sheaf_slot_claimed_now() mb_inc names the dead
+	 * owner (or none), not us: no fence counts as reaching us.
 	 */
 	sheaf_slot_claiming(sp, v);
 	if (!__atomic_compare_exchange_n(&v->owner, &dead, heir, 0,
@@ -130,7 +133,7 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 	SHEAF_KILL("inherit.claimed");
 	/* The dead owner may have died inside a call. Owner only now. */
 	__atomic_store_n(&v->busy, busy, __ATOMIC_RELAXED);
-	sheaf_slot_claimed_now(v);
+	sheaf_slot_claimed_now(v, heir);
 	if (dead == 0)
 		return true;
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_TAKEOVER, 1);
@@ -145,9 +148,9 @@ void
 sheaf_slot_disown(struct sheaf_slot *v)
 {
 	__atomic_store_n(&v->busy, 0, __ATOMIC_RELAXED);
-	/* Relaxed: published by the release below (the next owner starts
-	 * from mb 0 until its sheaf_slot_claimed_now()). */
-	__atomic_store_n(&v->mb, 0, __ATOMIC_RELAXED);
+	/* Relaxed: published by the release below; the next owner's mb
+	 * counts once its sheaf_slot_claimed_now() names it. */
+	__atomic_store_n(&v->mb_inc, 0, __ATOMIC_RELAXED);
 	/* Release: the next claimer's acquire sees the emptied slot. */
 	__atomic_store_n(&v->owner, 0, __ATOMIC_RELEASE);
 }
@@ -169,7 +172,7 @@ sheaf_slot_claim(struct sheaf_pool *sp, struct sheaf_slot *lc)
 		if (__atomic_compare_exchange_n(&lc->owner, &o, sheaf_self,
 				0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 			SHEAF_KILL("claim.owned");
-			sheaf_slot_claimed_now(lc);
+			sheaf_slot_claimed_now(lc, sheaf_self);
 			return true;
 		}
 	}
@@ -217,9 +220,9 @@ sheaf_slot_dead_marker(struct sheaf_pool *sp, struct sheaf_slot *v)
 {
 	uint64_t m = __atomic_load_n(&v->marker, __ATOMIC_ACQUIRE);
 
-	if (m == 0 || m == sheaf_self ||
-			!sheaf_slot_may_look(sheaf_slot_id(sp, v),
-				SHEAF_RECLAIM_LOOK_NS))
+	if (m == 0 || m == sheaf_self || !sheaf_slot_may_look(
+			&sheaf_slot_mark_look_after[sheaf_slot_id(sp, v)],
+			SHEAF_RECLAIM_LOOK_NS))
 		return 0;
 	return sheaf_proc_dead(m) ? m : 0;
 }
@@ -295,14 +298,21 @@ sheaf_slot_unmark(struct sheaf_slot *v)
 bool
 sheaf_slot_fence_reaches(const struct sheaf_slot *v, bool *global)
 {
-	/* Acquire: pairs with the release of owner by its claimer (and
-	 * the heir's CAS): mb as it was when owner changed hands, or later. */
+	/*
+	 * Acquire: pairs with the release of owner that began its release
+	 * sequence (sheaf_slot_disown()'s store, or the heir's ACQ_REL
+	 * CAS; a plain claim's acquire CAS continues the sequence): mb as
+	 * it was when owner changed hands, or later.
+	 */
 	uint64_t o = __atomic_load_n(&v->owner, __ATOMIC_ACQUIRE);
-	/* Acquire: pairs with the release in sheaf_slot_claimed_now(). */
+	/* Acquire, both: pair with the releases in sheaf_slot_claimed_now():
+	 * mb as stored by whom mb_inc names, or a later one's. */
+	uint64_t inc = __atomic_load_n(&v->mb_inc, __ATOMIC_ACQUIRE);
 	uint32_t mb = __atomic_load_n(&v->mb, __ATOMIC_ACQUIRE);
 
-	/* Changed hands meanwhile: mb may be the next owner's. */
-	if (__atomic_load_n(&v->owner, __ATOMIC_RELAXED) != o)
+	/* Not o's registration (not stored yet, or a previous owner's), or
+	 * changed hands meanwhile: mb may be another owner's. */
+	if (inc != o || __atomic_load_n(&v->owner, __ATOMIC_RELAXED) != o)
 		return false;
 	if (o == sheaf_self) {
 		*global = false;

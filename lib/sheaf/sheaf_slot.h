@@ -50,7 +50,9 @@
  * busy. Once busy reads 0 after the fence, the owner is outside and every
  * later entry sees the mark: the slot is the thief's until unmarked. The
  * owner's release of busy pairs with the thief's acquire load; the
- * thief's release of the mark pairs with the owner's acquire load of gate.
+ * thief's release when it clears the mark (sheaf_slot_unmark()) pairs
+ * with the owner's acquire load of gate: the slot as the thief left it.
+ * Setting the mark is relaxed: the fence orders it.
  * The fence is paid by thieves only, at most once per pool per
  * membarrier interval, and only for owners idle for a while: a calling
  * owner is asked, never taken from.
@@ -221,52 +223,44 @@ sheaf_slot_take_want(struct sheaf_slot *lc)
 	return __atomic_exchange_n(&lc->want, 0, __ATOMIC_ACQUIRE);
 }
 
-/* Ask v's holder to serve a request of kind: its generation. */
+/*
+ * Ask v's holder to serve a request of kind: its generation. The count,
+ * then the bit. An owner whose take of the bit reads this bit reads this
+ * count or a later one; one that took an earlier bit before this one was
+ * set finds this bit at its next call. No joining of a request made and
+ * not served: a joiner that saw another requester's count may not see
+ * its bit, and the owner's take may then read an older count (no total
+ * order without a read-modify-write of its own); and a requester that
+ * died between its count and its bit would leave the joiner unserved.
+ */
 static inline uint32_t
 sheaf_slot_request(struct sheaf_slot *v, unsigned int kind)
 {
-	uint32_t gen, bit = sheaf_req_bit(kind);
-
-	/*
-	 * A request of this kind made and not acknowledged, its bit not
-	 * taken yet: join it, storing nothing on the owner's line. The
-	 * count first, then the bit, then the acknowledgement, each an
-	 * acquire (pairing with the releases of the bit below, of done in
-	 * sheaf_slot_served(), and the count read before them): the owner
-	 * takes the bit after this look, so its take reads a count of at
-	 * least gen and its serve covers this request; a bit that a thief
-	 * or an heir left behind after serving (done caught up with the
-	 * count) is not joined, nor a count whose maker has not set its
-	 * bit yet (the bit seen is then a pending one, whose take reads
-	 * that count too).
-	 */
-	gen = __atomic_load_n(&v->req[kind], __ATOMIC_ACQUIRE);
-	if ((__atomic_load_n(&v->gate, __ATOMIC_ACQUIRE) & bit) &&
-			(int32_t)(gen - __atomic_load_n(&v->done[kind],
-				__ATOMIC_ACQUIRE)) > 0)
-		return gen;
 	/* Relaxed: published by the release of the bit below. */
-	gen = __atomic_add_fetch(&v->req[kind], 1, __ATOMIC_RELAXED);
+	uint32_t gen = __atomic_add_fetch(&v->req[kind], 1, __ATOMIC_RELAXED);
 
 	/* Release: the owner that sees the bit sees the count. */
-	__atomic_fetch_or(&v->gate, bit, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&v->gate, sheaf_req_bit(kind), __ATOMIC_RELEASE);
 	return gen;
 }
 
 /*
  * The owner of lc, inside its call, takes the requests of kind at the
- * gate: 0 when there is none, else the generation its serve
- * covers, to be passed to sheaf_slot_served() once done.
+ * gate: false when there is none, else true with *gen the generation its
+ * serve covers, to be passed to sheaf_slot_served() once done. Every
+ * value is a generation, 0 included: the counts wrap.
  */
-static inline uint32_t
-sheaf_slot_take_request(struct sheaf_slot *lc, unsigned int kind)
+static inline bool
+sheaf_slot_take_request(struct sheaf_slot *lc, unsigned int kind,
+	uint32_t *gen)
 {
 	uint32_t bit = sheaf_req_bit(kind);
 
 	/* Acquire: pairs with the requester's release of the bit. */
 	if (!(__atomic_fetch_and(&lc->gate, ~bit, __ATOMIC_ACQUIRE) & bit))
-		return 0;
-	return __atomic_load_n(&lc->req[kind], __ATOMIC_ACQUIRE);
+		return false;
+	*gen = __atomic_load_n(&lc->req[kind], __ATOMIC_ACQUIRE);
+	return true;
 }
 
 /*
