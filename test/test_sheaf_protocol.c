@@ -13,11 +13,14 @@
  * by us).
  */
 
+#include <pthread.h>
+
 #include <rte_launch.h>
 
 #include "sheaf_test.h"
 
 #include "sheaf_pvt.h"
+#include "sheaf_barn.h"
 #include "sheaf_proc.h"
 #include "sheaf_slot.h"
 
@@ -158,10 +161,120 @@ test_request_generation_wrap(void)
 	return TEST_SUCCESS;
 }
 
+/* The barns' count of objects in full sheaves, against a walk. */
+static int
+check_barn_count(const char *when, unsigned int step)
+{
+	const struct sheaf_pool *sp = sheaf_pool_of(pool);
+	uint32_t b, counted = 0;
+
+	for (b = 0; b < sp->nb_nodes; b++)
+		counted += sheaf_barn_nb_objs(sp, b);
+	RTE_TEST_ASSERT(counted == sheaf_barn_count(sp),
+		"%s, step %u: barns count %u objects in full sheaves, they hold %u",
+		when, step, counted, sheaf_barn_count(sp));
+	return TEST_SUCCESS;
+}
+
+/* A thread with no lcore id (the shared path): a get, a put. */
+struct shared_call {
+	unsigned int n;
+	int ret;
+};
+
+static void *
+shared_thread(void *arg)
+{
+	struct shared_call *c = arg;
+	void *o[100];
+
+	c->ret = rte_mempool_get_bulk(pool, o, c->n);
+	if (c->ret != 0)
+		return NULL;
+	rte_mempool_put_bulk(pool, o, c->n / 2);
+	/* The other half stays out until the main thread puts it back. */
+	memcpy(objs + POOL_N - 50, o + c->n / 2,
+		(c->n - c->n / 2) * sizeof(void *));
+	return NULL;
+}
+
+/* n objects got and half of them put by a thread with no lcore id, the
+ * other half put here. */
+static int
+shared_get_put(unsigned int n)
+{
+	struct shared_call c = { .n = n };
+	pthread_t t;
+
+	RTE_TEST_ASSERT_SUCCESS(pthread_create(&t, NULL, shared_thread, &c),
+		"thread");
+	pthread_join(t, NULL);
+	if (c.ret == 0)
+		rte_mempool_put_bulk(pool, objs + POOL_N - 50, n - n / 2);
+	return TEST_SUCCESS;
+}
+
+/*
+ * The barns keep a count of the objects in their full sheaves (nb_objs),
+ * which a get behind DPDK's cache reads to decide that the tiers are
+ * short: it must follow every way a full sheaf comes and goes, whole or
+ * in part (trades both ways, a prefill's borrow and return, a flush, the
+ * shared path's take of part of a sheaf). Random gets and puts of random
+ * sizes, a borrowed sheaf now and then, checked against a walk of the
+ * full sheaves after each step.
+ */
+static int
+test_barn_count_follows(void)
+{
+	struct rte_sheaf_prefill *pf = NULL;
+	uint64_t rnd = 0x9e3779b97f4a7c15ULL;
+	unsigned int held = 0, step, n;
+
+	for (step = 0; step < 20000; step++) {
+		n = 1 + sheaf_test_rand(&rnd) % 100;
+		switch (sheaf_test_rand(&rnd) % 9) {
+		case 0: case 1: case 2:
+			if (held + n <= POOL_N - 50 &&
+					rte_mempool_get_bulk(pool, objs + held,
+						n) == 0)
+				held += n;
+			break;
+		case 3: case 4: case 5:
+			n = RTE_MIN(n, held);
+			held -= n;
+			rte_mempool_put_bulk(pool, objs + held, n);
+			break;
+		case 6:
+			if (pf == NULL)
+				pf = rte_sheaf_prefill_get(pool,
+					1 + n % CAPACITY);
+			else if (rte_sheaf_prefill_put(pool, pf) == 0)
+				pf = NULL;
+			break;
+		case 7:
+			SHEAF_TEST_CHECK(shared_get_put(RTE_MIN(n, 100u)));
+			break;
+		default:
+			if (sheaf_test_rand(&rnd) % 16 == 0)
+				rte_sheaf_flush(pool);
+		}
+		SHEAF_TEST_CHECK(check_barn_count("after a step", step));
+	}
+	if (pf != NULL)
+		RTE_TEST_ASSERT_SUCCESS(rte_sheaf_prefill_put(pool, pf),
+			"prefill put");
+	rte_mempool_put_bulk(pool, objs, held);
+	SHEAF_TEST_CHECK(check_barn_count("at the end", step));
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail count");
+	return TEST_SUCCESS;
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_dead_mark_cleared_after_owner_look),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_request_generation_wrap),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_barn_count_follows),
 	SHEAF_TEST_CASES_END
 };
 

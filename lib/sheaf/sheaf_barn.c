@@ -79,6 +79,8 @@ sheaf_barn_pop_full(struct sheaf_tx *tx, uint32_t b)
 
 	if (n == 0)
 		return SHEAF_NONE;
+	sheaf_tx_store32(tx, &barn->nb_objs,
+		barn->nb_objs - sheaf_at(tx->sp, barn->full[n - 1])->size);
 	sheaf_tx_store32(tx, &barn->nb_full, n - 1);
 	return barn->full[n - 1];
 }
@@ -105,6 +107,7 @@ sheaf_barn_push_full(struct sheaf_tx *tx, uint32_t b, uint32_t i,
 	RTE_ASSERT(size != 0 && n < tx->sp->nb_sheaves);
 	sheaf_tx_store32(tx, &sheaf_at(tx->sp, i)->size, size);
 	sheaf_tx_store32(tx, &barn->full[n], i);
+	sheaf_tx_store32(tx, &barn->nb_objs, barn->nb_objs + size);
 	sheaf_tx_store32(tx, &barn->nb_full, n + 1);
 }
 
@@ -150,6 +153,7 @@ sheaf_barn_take_objs(struct sheaf_tx *tx, uint32_t b, void **objs,
 		sheaf_barn_pop_full(tx, b);
 		sheaf_barn_push_empty(tx, b, i);
 	} else {
+		sheaf_tx_store32(tx, &barn->nb_objs, barn->nb_objs - t);
 		sheaf_tx_store32(tx, &s->size, s->size - t);
 	}
 	return t;

@@ -51,6 +51,13 @@ sheaf_barn_nb_full(const struct sheaf_pool *sp, uint32_t b)
 	return __atomic_load_n(&sp->barn[b].nb_full, __ATOMIC_RELAXED);
 }
 
+/* Objects in barn b's full sheaves: a racy hint. */
+static inline uint32_t
+sheaf_barn_nb_objs(const struct sheaf_pool *sp, uint32_t b)
+{
+	return __atomic_load_n(&sp->barn[b].nb_objs, __ATOMIC_RELAXED);
+}
+
 static inline uint32_t
 sheaf_barn_nb_empty(const struct sheaf_pool *sp, uint32_t b)
 {

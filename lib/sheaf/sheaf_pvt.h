@@ -140,6 +140,7 @@ struct sheaf_barn {
 	struct sheaf_txlock lock;
 	uint32_t nb_full;   /* lock; racy reads are hints */
 	uint32_t nb_empty;  /* lock; racy reads are hints */
+	uint32_t nb_objs;   /* objects in the full sheaves; lock; hints */
 	uint32_t *full;     /* [nb_sheaves] arena indices, 0..nb_full */
 	uint32_t *empty;    /* [nb_sheaves] arena indices, 0..nb_empty */
 	/* Sheaves between two transactions (sheaf_barn.h); lock. */

@@ -108,15 +108,20 @@ sheaf_reclaim_tiers(const struct sheaf_pool *sp)
 }
 
 bool
-sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n)
+sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n,
+	bool count)
 {
+	uint64_t have = 0;
 	uint32_t b;
 
-	/* Racy, not critical: a full sheaf or the slabs may serve n now. */
-	for (b = 0; b < sp->nb_nodes; b++)
-		if (sheaf_barn_nb_full(sp, b) != 0)
+	/* Racy, not critical: the full sheaves or the slabs may serve n. */
+	for (b = 0; b < sp->nb_nodes; b++) {
+		if (count)
+			have += sheaf_barn_nb_objs(sp, b);
+		else if (sheaf_barn_nb_full(sp, b) != 0)
 			return false;
-	return sheaf_slab_count(sp) < n;
+	}
+	return have < n && have + sheaf_slab_count(sp) < n;
 }
 
 bool
@@ -124,7 +129,8 @@ sheaf_reclaim_dry(const struct sheaf_pool *sp, const struct sheaf_slot *self,
 	unsigned int n)
 {
 	return rte_rdtsc() - self->dry_tsc < sp->tun.dry_cycles &&
-		n > self->dry_have && sheaf_reclaim_tiers_short(sp, n);
+		n > self->dry_have &&
+		sheaf_reclaim_tiers_short(sp, n, sp->mp->cache_size != 0);
 }
 
 /*

@@ -47,10 +47,13 @@ bool sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self,
 	unsigned int n);
 
 /*
- * Whether the shared tiers look short of n: no barn holds a full sheaf,
- * the slabs fewer than n (racy reads of their counters).
+ * Whether the shared tiers look short of n (racy reads of their
+ * counters): with count, the barns' full sheaves and the slabs hold
+ * fewer than n objects together; without, no barn holds a full sheaf
+ * and the slabs fewer than n.
  */
-bool sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n);
+bool sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n,
+	bool count);
 
 /*
  * Whether self's dry look (a reclaim that found fewer objects than it
