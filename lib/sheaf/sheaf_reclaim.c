@@ -126,11 +126,14 @@ sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n,
 
 bool
 sheaf_reclaim_dry(const struct sheaf_pool *sp, const struct sheaf_slot *self,
-	unsigned int n)
+	unsigned int n, bool seen_short)
 {
-	return rte_rdtsc() - self->dry_tsc < sp->tun.dry_cycles &&
-		n > self->dry_have &&
-		sheaf_reclaim_tiers_short(sp, n, sp->mp->cache_size != 0);
+	/* The owner's own words first, then its TSC (a read costs tens
+	 * of cycles), then the shared counters. */
+	return n > self->dry_have &&
+		rte_rdtsc() - self->dry_tsc < sp->tun.dry_cycles &&
+		(seen_short || sheaf_reclaim_tiers_short(sp, n,
+			sp->mp->cache_size != 0));
 }
 
 /*
@@ -271,8 +274,9 @@ sheaf_reclaim_wait(struct sheaf_pool *sp, struct sheaf_slot *self,
 	}
 }
 
-bool
-sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
+static bool
+sheaf_reclaim_do(struct sheaf_pool *sp, struct sheaf_slot *self,
+	unsigned int n, bool seen_short)
 {
 	struct sheaf_slot_set want = { { 0 } };
 	uint64_t held, tiers, start;
@@ -280,7 +284,7 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 	unsigned int left = 0;
 	bool ok;
 
-	if (self != NULL && sheaf_reclaim_dry(sp, self, n))
+	if (self != NULL && sheaf_reclaim_dry(sp, self, n, seen_short))
 		return false;
 	/*
 	 * Sheaves that dead processes left in transit or borrowed: rare;
@@ -318,4 +322,17 @@ sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
 			(sheaf_clock_ns() - start) / 1000, ask.polls, ask.idle,
 			ask.fenced, ask.again, ask.busy);
 	return ok;
+}
+
+bool
+sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self, unsigned int n)
+{
+	return sheaf_reclaim_do(sp, self, n, false);
+}
+
+bool
+sheaf_reclaim_short(struct sheaf_pool *sp, struct sheaf_slot *self,
+	unsigned int n)
+{
+	return sheaf_reclaim_do(sp, self, n, true);
 }

@@ -47,6 +47,14 @@ bool sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self,
 	unsigned int n);
 
 /*
+ * The same, for a caller that has just seen the tiers short of n
+ * (sheaf_reclaim_tiers_short(), as the dry look reads them): the dry look
+ * does not read their counters again.
+ */
+bool sheaf_reclaim_short(struct sheaf_pool *sp, struct sheaf_slot *self,
+	unsigned int n);
+
+/*
  * Whether the shared tiers look short of n (racy reads of their
  * counters): with count, the barns' full sheaves and the slabs hold
  * fewer than n objects together; without, no barn holds a full sheaf
@@ -59,10 +67,11 @@ bool sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n,
  * Whether self's dry look (a reclaim that found fewer objects than it
  * needed in the other lcores and the shared tiers together, less than
  * SHEAF_DRY_US ago) still holds for n more objects than self has: n
- * above what the look found, and the tiers short of n.
+ * above what the look found, and the tiers short of n (seen_short: the
+ * caller has just seen them so).
  */
 bool sheaf_reclaim_dry(const struct sheaf_pool *sp,
-	const struct sheaf_slot *self, unsigned int n);
+	const struct sheaf_slot *self, unsigned int n, bool seen_short);
 
 /*
  * Serve the drain and give requests at lc's gate (lc held by its owner,
