@@ -323,8 +323,7 @@ sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	 */
 	have = sheaf_pair_count(lc);
 	if (!reentered && have < n && sheaf_deferred_qsbr(sp) == NULL &&
-			sheaf_reclaim_tiers_short(sp, n - have,
-				sp->mp->cache_size != 0)) {
+			sheaf_reclaim_tiers_short(sp, n - have)) {
 		if (!sheaf_reclaim_short(sp, lc, n - have)) {
 			sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
 			return -ENOBUFS;

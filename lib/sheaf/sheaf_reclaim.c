@@ -108,9 +108,10 @@ sheaf_reclaim_tiers(const struct sheaf_pool *sp)
 }
 
 bool
-sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n,
-	bool count)
+sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n)
 {
+	/* Behind DPDK's cache: count the objects (sheaf_reclaim.h). */
+	bool count = sp->mp->cache_size != 0;
 	uint64_t have = 0;
 	uint32_t b;
 
@@ -132,8 +133,7 @@ sheaf_reclaim_dry(const struct sheaf_pool *sp, const struct sheaf_slot *self,
 	 * of cycles), then the shared counters. */
 	return n > self->dry_have &&
 		rte_rdtsc() - self->dry_tsc < sp->tun.dry_cycles &&
-		(seen_short || sheaf_reclaim_tiers_short(sp, n,
-			sp->mp->cache_size != 0));
+		(seen_short || sheaf_reclaim_tiers_short(sp, n));
 }
 
 /*

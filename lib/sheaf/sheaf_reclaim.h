@@ -56,12 +56,12 @@ bool sheaf_reclaim_short(struct sheaf_pool *sp, struct sheaf_slot *self,
 
 /*
  * Whether the shared tiers look short of n (racy reads of their
- * counters): with count, the barns' full sheaves and the slabs hold
- * fewer than n objects together; without, no barn holds a full sheaf
- * and the slabs fewer than n.
+ * counters): in a pool behind DPDK's cache (cache_size > 0), the barns'
+ * full sheaves and the slabs hold fewer than n objects together; in one
+ * without, no barn holds a full sheaf and the slabs fewer than n (see
+ * sheaf_lcore_get_in()).
  */
-bool sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n,
-	bool count);
+bool sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n);
 
 /*
  * Whether self's dry look (a reclaim that found fewer objects than it
