@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,8 @@ measure_reset(struct perf_ctx *c, struct perf_entry *e,
 		w->get_fail = 0;
 		w->fail_cycles = 0;
 		w->rearm_partial = 0;
+		w->polls = 0;
+		w->polls_starved = 0;
 		w->reason[0] = '\0';
 	}
 	/* Read with no lcore inside the pool: the count is exact. */
@@ -323,10 +326,21 @@ measure_collect(const struct perf_ctx *c, struct perf_sample *s)
 	const char *reason = NULL;
 	unsigned int i;
 
+	uint64_t polls = 0, starved = 0;
+
+	s->starved_max = NAN;
 	for (i = 0; i < c->nb_workers; i++) {
 		w = &c->workers[i];
 		if (w->reason[0] != '\0' && reason == NULL)
 			reason = w->reason;
+		polls += w->polls;
+		starved += w->polls_starved;
+		/* The worst queue too: a starved one is not averaged away. */
+		if (w->polls != 0 && (isnan(s->starved_max) ||
+				s->starved_max < (double)w->polls_starved /
+				(double)w->polls))
+			s->starved_max = (double)w->polls_starved /
+				(double)w->polls;
 		s->objects += w->objects;
 		s->get_fail += w->get_fail;
 		s->fail_cycles += w->fail_cycles;
@@ -335,6 +349,7 @@ measure_collect(const struct perf_ctx *c, struct perf_sample *s)
 		if (w->t_start != 0 && w->t_end > w->t_start)
 			s->lcore_cycles += w->t_end - w->t_start;
 	}
+	s->starved = polls != 0 ? (double)starved / (double)polls : NAN;
 	for (i = 0; i < c->nb_rings && reason == NULL; i++)
 		if (rte_ring_count(c->rings[i]) != 0)
 			reason = "ring not drained";
@@ -757,7 +772,9 @@ print_header(const struct perf_opts *o)
 		"(rx: failed rearms) per object moved; ns/fail: ns a failing "
 		"call takes, timed on its own lcore; mb/s: membarrier() calls "
 		"per second of a sheaf pool (n/a: the library does not count "
-		"them)\n\n");
+		"them); starved (rx): share of the polls that found fewer "
+		"mbufs armed than the largest burst, all lcores; worst: the "
+		"same on the lcore worst off\n\n");
 	fflush(stdout);
 }
 

@@ -161,6 +161,10 @@ struct perf_worker {
 				   *   inside its failed gets.
 				   */
 	uint64_t rearm_partial;   /**< rx: rearms short of the deficit. */
+	uint64_t polls;           /**< rx: polls of the queue. */
+	uint64_t polls_starved;   /**< rx: polls that found fewer mbufs
+				   *   armed than the largest burst.
+				   */
 	char reason[PERF_REASON_LEN]; /**< Non-empty: the run failed. */
 } __rte_cache_aligned;
 
@@ -232,6 +236,10 @@ struct perf_sample {
 	double fail_per_obj;    /**< get_fail / objects. */
 	double ns_per_fail;     /**< fail_cycles / get_fail, in ns. */
 	double mb_per_s;        /**< membarriers per wall second. */
+	/** rx: polls_starved / polls, all lcores; NAN: none. */
+	double starved;
+	/** rx: the same, of the lcore worst off; NAN: none. */
+	double starved_max;
 	bool whole;             /**< Pool whole after the run. */
 	unsigned int avail;     /**< rte_mempool_avail_count() after. */
 };
@@ -259,6 +267,8 @@ struct perf_entry {
 	uint64_t rearm_partial;
 	/* Overload figures over the OK rounds together; NAN: none. */
 	double fail_per_obj, ns_per_fail, mb_per_s;
+	/** Medians of the rounds' starved and starved_max; NAN: none. */
+	double starved, starved_max;
 };
 
 /** A scenario's results. */

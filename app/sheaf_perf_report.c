@@ -168,6 +168,14 @@ perf_summarise(const struct perf_opts *o, struct perf_result *res)
 				v[n++] = p[r].share;
 		e->nb_share = n;
 		spread(v, n, &e->share_med, &e->share_min, &e->share_max);
+		for (n = 0, r = 0; r < o->rounds; r++)
+			if (p[r].status == PERF_OK && !isnan(p[r].starved))
+				v[n++] = p[r].starved;
+		e->starved = n != 0 ? median(v, n) : NAN;
+		for (n = 0, r = 0; r < o->rounds; r++)
+			if (p[r].status == PERF_OK && !isnan(p[r].starved_max))
+				v[n++] = p[r].starved_max;
+		e->starved_max = n != 0 ? median(v, n) : NAN;
 	}
 	free(v);
 }
@@ -239,8 +247,10 @@ print_row(FILE *f, const struct perf_opts *o, const struct perf_result *res,
 		print_figure(f, "%8.0f ", e->ns_per_fail, "-");
 		/* n/a: a sheaf pool whose library counts no membarrier(). */
 		print_figure(f, "%8.1f ", e->mb_per_s, sheaf ? "n/a" : "-");
+		print_figure(f, "%7.1f%% ", 100 * e->starved, "-");
+		print_figure(f, "%7.1f%% ", 100 * e->starved_max, "-");
 	} else if (res->sc->overload) {
-		fprintf(f, "%8s %8s %8s ", "-", "-", "-");
+		fprintf(f, "%8s %8s %8s %8s %8s ", "-", "-", "-", "-", "-");
 	}
 	fprintf(f, " %s\n", entry_status(o, res, e, status, sizeof(status)));
 }
@@ -288,7 +298,8 @@ perf_print_table(FILE *f, const struct perf_opts *o,
 		"ops", "cache", "Mobj/s", "min", "max", "cyc/obj", "ratio",
 		"r.min", "r.max", "share");
 	if (res->sc->overload)
-		fprintf(f, "%8s %8s %8s ", "fail/obj", "ns/fail", "mb/s");
+		fprintf(f, "%8s %8s %8s %8s %8s ", "fail/obj", "ns/fail",
+			"mb/s", "starved", "worst");
 	fprintf(f, " status\n");
 	for (i = 0; i < res->nb_entries; i++)
 		print_row(f, o, res, &res->entries[i]);
@@ -360,12 +371,14 @@ csv_num(FILE *f, bool has, const char *fmt, double v)
 /* The overload columns, ending the line. */
 static void
 csv_overload(FILE *f, double fail_per_obj, double ns_per_fail,
-	double mb_per_s)
+	double mb_per_s, double starved, double starved_max)
 {
 	csv_num(f, !isnan(fail_per_obj), "%.6f", fail_per_obj);
 	csv_num(f, !isnan(ns_per_fail), "%.1f", ns_per_fail);
-	if (!isnan(mb_per_s))
-		fprintf(f, "%.2f", mb_per_s);
+	csv_num(f, !isnan(mb_per_s), "%.2f", mb_per_s);
+	csv_num(f, !isnan(starved), "%.5f", starved);
+	if (!isnan(starved_max))
+		fprintf(f, "%.5f", starved_max);
 	fputc('\n', f);
 }
 
@@ -384,7 +397,9 @@ csv_round(FILE *f, const struct perf_result *res, const struct perf_entry *e,
 	fprintf(f, ",,,,,,%" PRIu64 ",%d,,", p->get_fail, p->whole);
 	csv_num(f, p->has_share, "%.5f", p->share);
 	fprintf(f, ",,");
-	csv_overload(f, p->fail_per_obj, p->ns_per_fail, p->mb_per_s);
+	csv_overload(f, p->fail_per_obj, p->ns_per_fail, p->mb_per_s,
+		p->status == PERF_OK ? p->starved : NAN,
+		p->status == PERF_OK ? p->starved_max : NAN);
 }
 
 static void
@@ -407,7 +422,8 @@ csv_summary(FILE *f, const struct perf_result *res,
 	csv_num(f, e->nb_share != 0, "%.5f", e->share_med);
 	csv_num(f, e->nb_share != 0, "%.5f", e->share_min);
 	csv_num(f, e->nb_share != 0, "%.5f", e->share_max);
-	csv_overload(f, e->fail_per_obj, e->ns_per_fail, e->mb_per_s);
+	csv_overload(f, e->fail_per_obj, e->ns_per_fail, e->mb_per_s,
+		e->starved, e->starved_max);
 }
 
 int
@@ -426,7 +442,8 @@ perf_write_csv(const char *path, const struct perf_opts *o,
 		"status,objects,wall_cycles,lcore_cycles,mobjs,cycles_per_obj,"
 		"ratio,mobjs_min,mobjs_max,ratio_min,ratio_max,rounds_ok,"
 		"get_fail,whole,reason,share,share_min,share_max,"
-		"fail_per_obj,ns_per_fail,membarrier_per_s\n");
+		"fail_per_obj,ns_per_fail,membarrier_per_s,starved,"
+		"starved_max\n");
 	for (s = 0; s < nb; s++)
 		for (i = 0; i < res[s].nb_entries; i++) {
 			for (r = 0; r < o->rounds; r++)
@@ -497,11 +514,13 @@ json_config(FILE *f, const struct perf_opts *o)
 
 static void
 json_overload(FILE *f, double fail_per_obj, double ns_per_fail,
-	double mb_per_s)
+	double mb_per_s, double starved, double starved_max)
 {
 	json_num(f, "fail_per_obj", !isnan(fail_per_obj), fail_per_obj);
 	json_num(f, "ns_per_fail", !isnan(ns_per_fail), ns_per_fail);
 	json_num(f, "membarrier_per_s", !isnan(mb_per_s), mb_per_s);
+	json_num(f, "starved", !isnan(starved), starved);
+	json_num(f, "starved_max", !isnan(starved_max), starved_max);
 }
 
 static void
@@ -519,7 +538,8 @@ json_summary(FILE *f, const struct perf_entry *e)
 	json_num(f, "share_min", e->nb_share != 0, e->share_min);
 	json_num(f, "share_max", e->nb_share != 0, e->share_max);
 	fprintf(f, ", \"get_fail\": %" PRIu64, e->get_fail);
-	json_overload(f, e->fail_per_obj, e->ns_per_fail, e->mb_per_s);
+	json_overload(f, e->fail_per_obj, e->ns_per_fail, e->mb_per_s,
+		e->starved, e->starved_max);
 	fprintf(f, "}");
 }
 
@@ -543,7 +563,9 @@ json_round(FILE *f, const struct perf_sample *p, unsigned int r)
 		fprintf(f, ", \"membarriers\": %" PRIu64, p->membarriers);
 	else
 		fprintf(f, ", \"membarriers\": null");
-	json_overload(f, p->fail_per_obj, p->ns_per_fail, p->mb_per_s);
+	json_overload(f, p->fail_per_obj, p->ns_per_fail, p->mb_per_s,
+		p->status == PERF_OK ? p->starved : NAN,
+		p->status == PERF_OK ? p->starved_max : NAN);
 	fprintf(f, ", \"whole\": %s}", p->whole ? "true" : "false");
 }
 

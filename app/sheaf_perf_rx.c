@@ -152,10 +152,15 @@ perf_rx_body(struct perf_worker *w)
 		w->get_fail = 0;
 		w->fail_cycles = 0;
 		w->rearm_partial = 0;
+		w->polls = 0;
+		w->polls_starved = 0;
 	}
 	perf_worker_wait_go(w);
 
 	while (q != NULL && !perf_worker_should_stop(w)) {
+		/* A burst this large would find the ring short: a NIC drops. */
+		w->polls++;
+		w->polls_starved += q->filled < PERF_RX_BURST_MAX;
 		got = rx_receive(q, rx_burst(q));
 		rx_tx_complete(q, rx_burst(q));
 		got += rx_rearm(w, q);

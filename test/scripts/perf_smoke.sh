@@ -46,7 +46,10 @@ SHEAF_ONLY = ("rx-prefill", "rx-prefill-low")
 # Scenarios whose gets fail on purpose: every entry has the overload
 # figures (null where there is none, e.g. no membarrier count).
 OVERLOAD = ("rx-burst-low", "rx-prefill-low", "exhausted")
-OVERLOAD_KEYS = ("fail_per_obj", "ns_per_fail", "membarrier_per_s")
+OVERLOAD_KEYS = ("fail_per_obj", "ns_per_fail", "membarrier_per_s",
+                 "starved", "starved_max")
+# Overload scenarios of an RX queue: the starved share is measured.
+RX_OVERLOAD = ("rx-burst-low", "rx-prefill-low")
 
 doc = json.load(open(sys.argv[1]))
 rounds = doc["config"]["rounds"]
@@ -84,6 +87,11 @@ for name, extra in EXTRA.items():
                 or e["summary"]["ns_per_fail"] is None
                 and e["summary"]["get_fail"] != 0):
             bad.append("%s: no overload figures" % where)
+        elif name in RX_OVERLOAD and not all(
+                v is not None and 0 <= v <= 1
+                for s in [e["summary"]] + e["rounds"]
+                for v in (s["starved"], s["starved_max"])):
+            bad.append("%s: no starved share" % where)
 for b in bad:
     print("perf.json: " + b)
 assert not bad, "%d entries missing or without results" % len(bad)
