@@ -766,9 +766,11 @@ print_header(const struct perf_opts *o)
 		"cyc/obj: TSC cycles of all lcores per object; "
 		"ratio: median of per-round ratios to the baseline; "
 		"share: the same to the scenario's floor row (local, mbuf, "
-		"rx-burst: the perf_floor ops) or limit row (pipeline: a ring "
+		"rx-burst, rx-chunk: the perf_floor ops) or limit row "
+		"(pipeline: a ring "
 		"carries the pointers back)\n");
-	printf("rx-burst-low, rx-prefill-low, exhausted: fail/obj: failed gets "
+	printf("rx-burst-low, rx-chunk-low, rx-prefill-low, exhausted: "
+		"fail/obj: failed gets "
 		"(rx: failed rearms) per object moved; ns/fail: ns a failing "
 		"call takes, timed on its own lcore; mb/s: membarrier() calls "
 		"per second of a sheaf pool (n/a: the library does not count "

@@ -181,6 +181,12 @@ struct perf_scenario {
 	bool sheaf_only;          /**< Other ops' rows report n/a. */
 	bool rearms;              /**< get_fail, rearm_partial are rearms. */
 	/**
+	 * rx: descriptors a plain rearm allocates at a time (as many
+	 * chunks as the deficit holds, up to the first that fails);
+	 * 0: the whole deficit in one call.
+	 */
+	unsigned int rearm_chunk;
+	/**
 	 * Gets are expected to fail: each is timed (fail_cycles), the
 	 * report shows the overload columns, and a round that moved no
 	 * object is a result (the pool could serve none), not a failure.
@@ -316,6 +322,8 @@ perf_worker_should_stop(struct perf_worker *w)
 }
 
 /* sheaf_perf_rx.c: rx-* scenarios. */
+/** rx-chunk*: descriptors a rearm call (ixgbe's, i40e's threshold). */
+#define PERF_RX_CHUNK 32
 void perf_rx_body(struct perf_worker *w);
 int perf_rx_check(const struct perf_opts *o, char *err, size_t len);
 unsigned int perf_rx_low_pool_size(const struct perf_opts *o);

@@ -277,8 +277,9 @@ static const struct perf_option perf_options[] = {
 	  .help = "ops specs NAME:CACHE[:CAPACITY], comma separated;\n"
 		"NAME sheaf+validate: sheaf with RTE_SHEAF_F_VALIDATE;\n"
 		"CAPACITY sets the sheaf capacity (sheaf ops only);\n"
-		"local, mbuf, rx-burst add a floor row (perf_floor\n"
-		"ops), pipeline a limit and a ceiling row (no pool)" },
+		"local, mbuf, rx-burst, rx-chunk add a floor row\n"
+		"(perf_floor ops), pipeline a limit and a ceiling\n"
+		"row (no pool)" },
 	{ "baseline", "SPEC", PERF_ARG_STRING, OFF(baseline_arg),
 	  .dflt_str = DEFAULT_BASELINE,
 	  .help = "ops spec the ratios refer to, added to the list if\n"

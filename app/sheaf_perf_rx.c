@@ -12,8 +12,13 @@
  * rearm that gets nothing is failed, one that gets less than the
  * deficit partial; the ring then runs short until a later poll.
  * The plain path calls rte_pktmbuf_alloc_bulk() for the deficit (all or
- * nothing). The prefill path borrows a sheaf once, refills it to the
- * deficit each poll and takes the mbufs from it.
+ * nothing), or, in rx-chunk*, for chunks of PERF_RX_CHUNK descriptors
+ * while the deficit holds one, up to the first that fails: what the
+ * vector and bulk-allocating PMDs do (ixgbe, i40e: a rearm threshold of
+ * 32), so a queue short of mbufs rearms what the pool has instead of
+ * waiting for its whole, growing deficit. The prefill path borrows a
+ * sheaf once, refills it to the deficit each poll and takes the mbufs
+ * from it.
  */
 
 #include <inttypes.h>
@@ -48,8 +53,16 @@ struct perf_rxq {
 static unsigned int
 rx_rearm_get(struct perf_worker *w, struct perf_rxq *q, unsigned int deficit)
 {
+	unsigned int c = w->sc->rearm_chunk, got = 0;
 	int size;
 
+	/* deficit: a multiple of c (rx_rearm()). */
+	if (!w->sc->sheaf_only && c != 0) {
+		while (got < deficit && rte_pktmbuf_alloc_bulk(w->mp,
+				&q->rearm[got], c) == 0)
+			got += c;
+		return got;
+	}
 	if (!w->sc->sheaf_only)
 		return rte_pktmbuf_alloc_bulk(w->mp, q->rearm, deficit) == 0 ?
 			deficit : 0;
@@ -71,9 +84,12 @@ static unsigned int
 rx_rearm(struct perf_worker *w, struct perf_rxq *q)
 {
 	unsigned int deficit = PERF_RX_RING - q->filled, got, head, t;
-
+	unsigned int c = w->sc->rearm_chunk;
 	uint64_t t0 = 0;
 
+	/* Chunks only: what is short of one waits for the next poll. */
+	if (c != 0 && !w->sc->sheaf_only)
+		deficit -= deficit % c;
 	if (deficit == 0)
 		return 0;
 	/* Overload scenarios time every rearm, on this lcore's TSC. */

@@ -39,17 +39,18 @@ import json, sys
 DEFAULT_OPS = ["sheaf:0", "sheaf:256", "ring_mp_mc:256", "ring_mp_mc:0",
                "stack:0", "bucket:0"]
 EXTRA = {"local": ["floor:0"], "pipeline": ["limit", "ceiling"],
-         "mbuf": ["floor:0"], "rx-burst": ["floor:0"], "rx-prefill": [],
-         "rx-burst-low": [], "rx-prefill-low": [], "exhausted": [],
+         "mbuf": ["floor:0"], "rx-burst": ["floor:0"],
+         "rx-chunk": ["floor:0"], "rx-prefill": [], "rx-burst-low": [],
+         "rx-chunk-low": [], "rx-prefill-low": [], "exhausted": [],
          "deferred": []}
 SHEAF_ONLY = ("rx-prefill", "rx-prefill-low")
 # Scenarios whose gets fail on purpose: every entry has the overload
 # figures (null where there is none, e.g. no membarrier count).
-OVERLOAD = ("rx-burst-low", "rx-prefill-low", "exhausted")
+OVERLOAD = ("rx-burst-low", "rx-chunk-low", "rx-prefill-low", "exhausted")
 OVERLOAD_KEYS = ("fail_per_obj", "ns_per_fail", "membarrier_per_s",
                  "starved", "starved_max")
 # Overload scenarios of an RX queue: the starved share is measured.
-RX_OVERLOAD = ("rx-burst-low", "rx-prefill-low")
+RX_OVERLOAD = ("rx-burst-low", "rx-chunk-low", "rx-prefill-low")
 
 doc = json.load(open(sys.argv[1]))
 rounds = doc["config"]["rounds"]
