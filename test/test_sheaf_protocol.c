@@ -22,6 +22,7 @@
 #include "sheaf_pvt.h"
 #include "sheaf_barn.h"
 #include "sheaf_proc.h"
+#include "sheaf_reclaim.h"
 #include "sheaf_slot.h"
 
 #define POOL_N 2048
@@ -270,11 +271,52 @@ test_barn_count_follows(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * The dry look holds for SHEAF_DRY_US on the TSC; a look that read the
+ * TSC and held vouches for the next call, which skips the read, and for
+ * that one only: a look trusted forever would fail an lcore's gets
+ * without a look at the others for good, one never trusted would read
+ * the TSC twice for each failing get behind DPDK's cache.
+ */
+static int
+test_dry_look_vouches_once(void)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	struct sheaf_slot *lc = &sp->slot[rte_lcore_id()];
+	const char *what[] = { "held on the TSC", "vouched for",
+		"held on the TSC again", "vouched for, past the hold",
+		"past the hold", "past the hold, again" };
+	const bool expect[] = { true, true, true, true, false, false };
+	unsigned int k;
+	bool got;
+
+	lc->dry_have = 0;
+	lc->dry_trust = 0;
+	lc->dry_tsc = rte_rdtsc();
+	for (k = 0; k < RTE_DIM(expect); k++) {
+		/* Past the hold from the fourth look on. */
+		if (k == 3)
+			lc->dry_tsc = rte_rdtsc() - 2 * sp->tun.dry_cycles;
+		got = sheaf_reclaim_dry(sp, lc, 1, true);
+		RTE_TEST_ASSERT(got == expect[k],
+			"look %u (%s): dry %d, expected %d", k + 1, what[k],
+			got, expect[k]);
+	}
+	/* No more than the look found: it never holds, nor vouches. */
+	lc->dry_tsc = rte_rdtsc();
+	lc->dry_have = 8;
+	RTE_TEST_ASSERT(!sheaf_reclaim_dry(sp, lc, 8, true) &&
+		lc->dry_trust == 0, "a look for what was found held");
+	lc->dry_have = 0;
+	return TEST_SUCCESS;
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_dead_mark_cleared_after_owner_look),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_request_generation_wrap),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_barn_count_follows),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_dry_look_vouches_once),
 	SHEAF_TEST_CASES_END
 };
 

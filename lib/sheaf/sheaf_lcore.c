@@ -377,12 +377,36 @@ done:
 	return 0;
 }
 
+/*
+ * The reclaim-first check of sheaf_lcore_get_in() up to its dry look,
+ * for a get whose look holds: it fails before the call's brackets (two
+ * reads of the thread's state, through a TLS descriptor). It moves
+ * nothing and takes no lock. A signal handler's get (re-entered: its
+ * thread was on the shared path, its slot free) may fail here as well:
+ * with the tiers short of what main and spare lack, neither its swap
+ * nor the shared path could serve it (racy reads either way).
+ */
+static bool
+sheaf_lcore_get_dry(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	unsigned int n)
+{
+	unsigned int have = sheaf_pair_count(lc);
+
+	return have < n && sheaf_deferred_qsbr(sp) == NULL &&
+		sheaf_reclaim_tiers_short(sp, n - have) &&
+		sheaf_reclaim_dry(sp, lc, n - have, true);
+}
+
 int
 sheaf_lcore_get_slow(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void **objs, unsigned int n)
 {
 	int ret;
 
+	if (sheaf_lcore_get_dry(sp, lc, n)) {
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
+		return -ENOBUFS;
+	}
 	sheaf_call_enter();
 	ret = sheaf_lcore_get_in(sp, lc, objs, n);
 	sheaf_call_leave(sp);
