@@ -275,7 +275,6 @@ struct sheaf_slot {
 	/* A reclaim found the pool dry (sheaf_reclaim.c); owner, plain. */
 	uint64_t dry_tsc;      /* when, on this thread's TSC */
 	uint64_t dry_have;     /* what the others and the tiers held then */
-	uint32_t dry_trust;    /* the next look skips the TSC read */
 	/*
 	 * Acknowledgements by kind: stored by a serve only, polled by the
 	 * requesters waiting for it (sheaf_ask_served()): a line of their

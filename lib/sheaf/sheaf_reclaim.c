@@ -126,26 +126,19 @@ sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n)
 }
 
 bool
-sheaf_reclaim_dry(const struct sheaf_pool *sp, struct sheaf_slot *self,
+sheaf_reclaim_dry(const struct sheaf_pool *sp, const struct sheaf_slot *self,
 	unsigned int n, bool seen_short)
 {
-	bool trusted = self->dry_trust != 0;
-
 	/*
 	 * The owner's own words first, then its TSC (a read costs tens
 	 * of cycles: 11 ns on the development VM, two ring dequeues),
-	 * then the shared counters. A look the TSC confirmed vouches for
-	 * the next one without a read: DPDK's cache, its refill failed,
-	 * asks again at once for the call alone.
+	 * then the shared counters. Every look reads the TSC: a look
+	 * that let the next skip it (tried on 2026-12-04) let a get made
+	 * long after a held look fail without looking.
 	 */
-	self->dry_trust = 0;
-	if (n <= self->dry_have || (!trusted &&
-			rte_rdtsc() - self->dry_tsc >= sp->tun.dry_cycles))
-		return false;
-	if (!seen_short && !sheaf_reclaim_tiers_short(sp, n))
-		return false;
-	self->dry_trust = !trusted;
-	return true;
+	return n > self->dry_have &&
+		rte_rdtsc() - self->dry_tsc < sp->tun.dry_cycles &&
+		(seen_short || sheaf_reclaim_tiers_short(sp, n));
 }
 
 /*
@@ -318,7 +311,6 @@ sheaf_reclaim_do(struct sheaf_pool *sp, struct sheaf_slot *self,
 		if (self != NULL) {
 			self->dry_tsc = rte_rdtsc();
 			self->dry_have = held + tiers;
-			self->dry_trust = 0;
 		}
 		return false;
 	}

@@ -68,12 +68,10 @@ bool sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n);
  * needed in the other lcores and the shared tiers together, less than
  * SHEAF_DRY_US ago) still holds for n more objects than self has: n
  * above what the look found, and the tiers short of n (seen_short: the
- * caller has just seen them so). The call after one that read the TSC
- * and held skips the read (the time it takes stretches the window by
- * one call at most); the one after that reads it again.
+ * caller has just seen them so).
  */
-bool sheaf_reclaim_dry(const struct sheaf_pool *sp, struct sheaf_slot *self,
-	unsigned int n, bool seen_short);
+bool sheaf_reclaim_dry(const struct sheaf_pool *sp,
+	const struct sheaf_slot *self, unsigned int n, bool seen_short);
 
 /*
  * Serve the drain and give requests at lc's gate (lc held by its owner,
