@@ -324,9 +324,8 @@ measure_collect(const struct perf_ctx *c, struct perf_sample *s)
 	const uint64_t hz = rte_get_tsc_hz();
 	const struct perf_worker *w;
 	const char *reason = NULL;
-	unsigned int i;
-
 	uint64_t polls = 0, starved = 0;
+	unsigned int i;
 
 	s->starved_max = NAN;
 	for (i = 0; i < c->nb_workers; i++) {

@@ -296,10 +296,39 @@ sheaf_lcore_get_refill(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	return sheaf_pair_msize(sheaf_pair_state(lc));
 }
 
-/* The get ladder, all or nothing, inside a call's brackets. */
+/* A get's reclaim-first verdict (see sheaf_lcore_get_in()). */
+enum sheaf_first {
+	SHEAF_FIRST_UNKNOWN, /* not looked at yet */
+	SHEAF_FIRST_LADDER,  /* main, spare and the tiers may serve n */
+	SHEAF_FIRST_DRY,     /* short, and the dry look holds: fail */
+	SHEAF_FIRST_RECLAIM, /* short: reclaim before the ladder */
+};
+
+/*
+ * The verdict: racy reads of the shared tiers' counters, the owner's
+ * own words, its TSC. It moves nothing and takes no lock: a get may
+ * take it before the call's brackets (sheaf_lcore_get_slow()).
+ */
+static enum sheaf_first
+sheaf_lcore_get_first(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	unsigned int n)
+{
+	unsigned int have = sheaf_pair_count(lc);
+
+	if (have >= n || sheaf_deferred_qsbr(sp) != NULL ||
+			!sheaf_reclaim_tiers_short(sp, n - have))
+		return SHEAF_FIRST_LADDER;
+	return sheaf_reclaim_dry(sp, lc, n - have, true) ?
+		SHEAF_FIRST_DRY : SHEAF_FIRST_RECLAIM;
+}
+
+/*
+ * The get ladder, all or nothing, inside a call's brackets; first: the
+ * verdict when the caller has taken it.
+ */
 static int
 sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
-	void **objs, unsigned int n)
+	void **objs, unsigned int n, enum sheaf_first first)
 {
 	bool reentered = sheaf_call_reentered();
 	struct sheaf_table_undo undo;
@@ -319,12 +348,14 @@ sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	 * it fails keeps those objects in its sheaves (the ladder puts
 	 * them back there), and its lcore's next get, asking for more,
 	 * finds them (rx-burst-low: 0.006 failed rearms an object; 0.009
-	 * when it fails on the count).
+	 * when it fails on the count). The dry look fails it at once.
 	 */
+	if (first == SHEAF_FIRST_UNKNOWN && !reentered)
+		first = sheaf_lcore_get_first(sp, lc, n);
 	have = sheaf_pair_count(lc);
-	if (!reentered && have < n && sheaf_deferred_qsbr(sp) == NULL &&
-			sheaf_reclaim_tiers_short(sp, n - have)) {
-		if (!sheaf_reclaim_short(sp, lc, n - have)) {
+	if (!reentered && first != SHEAF_FIRST_LADDER) {
+		if (first == SHEAF_FIRST_DRY ||
+				!sheaf_reclaim_short(sp, lc, n - have)) {
 			sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
 			return -ENOBUFS;
 		}
@@ -377,38 +408,27 @@ done:
 	return 0;
 }
 
-/*
- * The reclaim-first check of sheaf_lcore_get_in() up to its dry look,
- * for a get whose look holds: it fails before the call's brackets (two
- * reads of the thread's state, through a TLS descriptor). It moves
- * nothing and takes no lock. A signal handler's get (re-entered: its
- * thread was on the shared path, its slot free) may fail here as well:
- * with the tiers short of what main and spare lack, neither its swap
- * nor the shared path could serve it (racy reads either way).
- */
-static bool
-sheaf_lcore_get_dry(struct sheaf_pool *sp, struct sheaf_slot *lc,
-	unsigned int n)
-{
-	unsigned int have = sheaf_pair_count(lc);
-
-	return have < n && sheaf_deferred_qsbr(sp) == NULL &&
-		sheaf_reclaim_tiers_short(sp, n - have) &&
-		sheaf_reclaim_dry(sp, lc, n - have, true);
-}
-
 int
 sheaf_lcore_get_slow(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void **objs, unsigned int n)
 {
+	enum sheaf_first first = sheaf_lcore_get_first(sp, lc, n);
 	int ret;
 
-	if (sheaf_lcore_get_dry(sp, lc, n)) {
+	/*
+	 * A get that the dry look fails ends before the call's brackets (two
+	 * reads of the thread's state, through a TLS descriptor). A signal
+	 * handler's get (re-entered: its thread was on the shared path,
+	 * its slot free) may fail here as well: with the tiers short of
+	 * what main and spare lack, neither its swap nor the shared path
+	 * could serve it (racy reads either way).
+	 */
+	if (first == SHEAF_FIRST_DRY) {
 		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
 		return -ENOBUFS;
 	}
 	sheaf_call_enter();
-	ret = sheaf_lcore_get_in(sp, lc, objs, n);
+	ret = sheaf_lcore_get_in(sp, lc, objs, n, first);
 	sheaf_call_leave(sp);
 	return ret;
 }
@@ -427,7 +447,8 @@ sheaf_lcore_get_held(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		sheaf_lcore_serve(sp, lc, n);
 	w = sheaf_pair_state(lc);
 	if (n > sheaf_pair_msize(w))
-		return sheaf_lcore_get_in(sp, lc, objs, n);
+		return sheaf_lcore_get_in(sp, lc, objs, n,
+			SHEAF_FIRST_UNKNOWN);
 	sheaf_pair_pop(lc, w, objs, n);
 	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAST, n);
 	return 0;

@@ -281,7 +281,7 @@ sheaf_reclaim_wait(struct sheaf_pool *sp, struct sheaf_slot *self,
 
 static bool
 sheaf_reclaim_do(struct sheaf_pool *sp, struct sheaf_slot *self,
-	unsigned int n, bool seen_short)
+	unsigned int n, bool looked)
 {
 	struct sheaf_slot_set want = { { 0 } };
 	uint64_t held, tiers, start;
@@ -289,7 +289,7 @@ sheaf_reclaim_do(struct sheaf_pool *sp, struct sheaf_slot *self,
 	unsigned int left = 0;
 	bool ok;
 
-	if (self != NULL && sheaf_reclaim_dry(sp, self, n, seen_short))
+	if (self != NULL && !looked && sheaf_reclaim_dry(sp, self, n, false))
 		return false;
 	/*
 	 * Sheaves that dead processes left in transit or borrowed: rare;

@@ -48,8 +48,8 @@ bool sheaf_reclaim(struct sheaf_pool *sp, struct sheaf_slot *self,
 
 /*
  * The same, for a caller that has just seen the tiers short of n
- * (sheaf_reclaim_tiers_short(), as the dry look reads them): the dry look
- * does not read their counters again.
+ * (sheaf_reclaim_tiers_short()) and self's dry look not hold for n
+ * (sheaf_reclaim_dry()): neither is read again.
  */
 bool sheaf_reclaim_short(struct sheaf_pool *sp, struct sheaf_slot *self,
 	unsigned int n);
