@@ -132,6 +132,9 @@ sheaf_pair_trade(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t b,
 		return 0;
 	n = sheaf_pair_tx_trade(&tx, lc, b, dir, k, w);
 	sheaf_tx_end(&tx);
+	for (k = 0; k < n; k++)
+		sheaf_pair_prefetch(lc, k == 0 ? SHEAF_MAIN : SHEAF_SPARE,
+			dir == SHEAF_TRADE_PUT);
 	return n;
 }
 

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include <rte_memcpy.h>
+#include <rte_prefetch.h>
 
 #include "sheaf_proc.h"
 #include "sheaf_pvt.h"
@@ -184,6 +185,30 @@ sheaf_pair_push(struct sheaf_slot *lc, uint64_t w, void * const *objs,
 		sheaf_objs_copy(&m->objs[ms], objs, n);
 	SHEAF_KILL("push.copied");
 	sheaf_pair_commit(lc, w + n);
+}
+
+/*
+ * Prefetch the lines of half h a run of fast calls will touch: its
+ * objects from the top down for gets, its room for puts. For a sheaf a
+ * trade brought in: another lcore filled or emptied it, its lines are
+ * there.
+ */
+static inline void
+sheaf_pair_prefetch(const struct sheaf_slot *lc, enum sheaf_which h,
+	bool put)
+{
+	uint64_t w = sheaf_pair_state(lc);
+	const struct sheaf *s = sheaf_pair_sheaf(lc, w, h);
+	uint32_t i, size = sheaf_st_size(w, h), cap = lc->capacity;
+	const unsigned int step = RTE_CACHE_LINE_SIZE / sizeof(void *);
+
+	if (put) {
+		for (i = size; i < cap; i += step)
+			rte_prefetch0_write(&s->objs[i]);
+	} else {
+		for (i = size; i > 0; i -= RTE_MIN(i, step))
+			rte_prefetch0(&s->objs[i - 1]);
+	}
 }
 
 /* Set up slot lc of the pool with arena sheaves main and spare. */
