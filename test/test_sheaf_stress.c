@@ -974,6 +974,105 @@ test_short_lcore_not_asked(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A freeing lcore (its last trade a put) asked for objects at a put
+ * gives all it holds: the worker takes FREE_STASH objects into its hands
+ * and FREE_TRADE more, frees the FREE_TRADE (its sheaves fill and go to
+ * the barn: a put trade), then frees its stash one object every
+ * FREE_GAP_US. This lcore takes what the shared tiers hold, then one
+ * object at a time until a get asks the worker. Before the rule, the worker gave what the get lacked (1
+ * object) and its next puts kept filling its sheaves, so the asker came
+ * back at once (a pipeline's producer at the pool's limit: one ask per
+ * few gets).
+ */
+#define FREE_STASH 200
+#define FREE_TRADE 500
+#define FREE_GAP_US 50
+
+static int
+freer_worker(void *arg __rte_unused)
+{
+	void **stash = &objs[GIVE_N], **trade = &objs[GIVE_N + FREE_STASH];
+	unsigned int i;
+
+	if (rte_mempool_get_bulk(pool, stash, FREE_STASH) != 0)
+		return -1;
+	if (rte_mempool_get_bulk(pool, trade, FREE_TRADE) != 0) {
+		rte_mempool_put_bulk(pool, stash, FREE_STASH);
+		return -1;
+	}
+	for (i = 0; i < FREE_TRADE; i++)
+		rte_mempool_put(pool, trade[i]);
+	/* Release: its trade is done before main goes on. */
+	__atomic_store_n(&give_ready, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < FREE_STASH; i++) {
+		if (__atomic_load_n(&stop, __ATOMIC_ACQUIRE))
+			break;
+		rte_mempool_put(pool, stash[i]);
+		rte_delay_us_block(FREE_GAP_US);
+	}
+	rte_mempool_put_bulk(pool, &stash[i], FREE_STASH - i);
+	return 0;
+}
+
+static int
+test_freer_asked_gives_all(void)
+{
+	static const struct rte_sheaf_config cfg = {
+		.capacity = 64, .idle_us = 200000,
+	};
+	struct rte_sheaf_stats st;
+	struct rte_sheaf_info info;
+	unsigned int got = 0;
+	uint64_t asks = 0;
+	int ret = 0;
+
+	objs = calloc(2 * GIVE_N, sizeof(*objs));
+	RTE_TEST_ASSERT_NOT_NULL(objs, "no memory");
+	pool = rte_sheaf_pool_create("ss_freer", GIVE_N, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	stop = 0;
+	give_ready = 0;
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(freer_worker, NULL,
+		worker), "launch");
+	while (!__atomic_load_n(&give_ready, __ATOMIC_ACQUIRE))
+		rte_pause();
+	/* The shared tiers' objects at once (the worker's frees only add). */
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_info_get(pool, &info), "info");
+	got = info.in_barns + info.in_slabs;
+	if (got != 0 && rte_mempool_get_bulk(pool, objs, got) != 0)
+		got = 0;
+	while (got < GIVE_N && asks == 0) {
+		ret = rte_mempool_get(pool, &objs[got]);
+		if (ret != 0)
+			break;
+		got++;
+		if (rte_sheaf_stats_get(pool, &st) != 0)
+			break;
+		asks = st.count[RTE_SHEAF_STAT_ASK];
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_wait_lcore(worker), "worker");
+	rte_mempool_put_bulk(pool, objs, got);
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), GIVE_N,
+		"avail_count at the end");
+	RTE_TEST_ASSERT(ret == 0 && asks == 1,
+		"%u objects taken: last get %d, %" PRIu64 " asks (expected 1)",
+		got, ret, asks);
+	/* Taken from it as idle instead (a preempted worker): not a give. */
+	if (st.count[RTE_SHEAF_STAT_REMOTE_TAKE] != 0) {
+		printf("    the worker was seen idle: not checked\n");
+		return TEST_SKIPPED;
+	}
+	RTE_TEST_ASSERT(st.count[RTE_SHEAF_STAT_DRAIN] > 1,
+		"objects the asked freeing worker gave back: %" PRIu64 ", expected all it held (more than the 1 asked)",
+		st.count[RTE_SHEAF_STAT_DRAIN]);
+	return TEST_SUCCESS;
+}
+
 static int
 suite_setup(void)
 {
@@ -1000,6 +1099,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(NULL, teardown, test_reachable_while_freeing),
 	SHEAF_TEST_CASE_ST(NULL, teardown, test_give_keeps_rest),
 	SHEAF_TEST_CASE_ST(NULL, teardown, test_short_lcore_not_asked),
+	SHEAF_TEST_CASE_ST(NULL, teardown, test_freer_asked_gives_all),
 	SHEAF_TEST_CASES_END
 };
 

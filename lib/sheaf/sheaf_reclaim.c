@@ -40,7 +40,10 @@ sheaf_reclaim_drain(struct sheaf_pool *sp, struct sheaf_slot *v,
  * none): n objects, as many as the slot holds beyond keep, back in one
  * barn sheaf, or to the slabs (top of spare, then main) when the barn has
  * no empty sheaf; all the slot holds as a drain when that is what n asks
- * of a call that keeps none. n 0: an earlier serve took the amount with
+ * of a call that keeps none, or when the call is a put and the slot's
+ * last trade was a put (a freeing lcore: a pipeline's consumer, whose
+ * objects are of no use to it, and whose next shortage would come
+ * within the asker's next few gets: one give of a sheaf, not of n). n 0: an earlier serve took the amount with
  * its own, and gave it (sheaf_slot_request_give()): nothing. Returns the
  * objects given.
  */
@@ -49,12 +52,14 @@ sheaf_reclaim_give_back(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	uint32_t n, unsigned int keep)
 {
 	unsigned int bad = 0, held = sheaf_pair_count(lc), g, t;
+	/* A put on a slot whose last trade was a put: a freeing lcore. */
+	bool freer = keep == 0 && lc->last_trade == SHEAF_TRADE_PUT;
 
 	if (held < keep)
 		keep = 0;
 	if (n == 0 || held == keep)
 		return 0;
-	if (keep == 0 && n >= held) {
+	if (freer || (keep == 0 && n >= held)) {
 		g = sheaf_pair_drain(sp, lc, lc->barn, &bad);
 	} else {
 		t = RTE_MIN(n, held - keep);
