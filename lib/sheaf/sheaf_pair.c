@@ -120,6 +120,7 @@ sheaf_pair_trade(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t b,
 {
 	uint64_t w = sheaf_pair_state(lc);
 	unsigned int k = sheaf_pair_trade_count(lc, dir, w), n;
+	bool oneway = k == 2;
 	struct sheaf_tx tx;
 
 	/* Racy, not critical (seed 008): skip the lock when it cannot go. */
@@ -132,7 +133,8 @@ sheaf_pair_trade(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t b,
 		return 0;
 	n = sheaf_pair_tx_trade(&tx, lc, b, dir, k, w);
 	sheaf_tx_end(&tx);
-	for (k = 0; k < n; k++)
+	/* A one-way flow's: the sheaves were filled or emptied elsewhere. */
+	for (k = 0; oneway && k < n; k++)
 		sheaf_pair_prefetch(lc, k == 0 ? SHEAF_MAIN : SHEAF_SPARE,
 			dir == SHEAF_TRADE_PUT);
 	return n;

@@ -190,8 +190,8 @@ sheaf_pair_push(struct sheaf_slot *lc, uint64_t w, void * const *objs,
 /*
  * Prefetch the lines of half h a run of fast calls will touch: its
  * objects from the top down for gets, its room for puts. For a sheaf a
- * trade brought in: another lcore filled or emptied it, its lines are
- * there.
+ * trade of a one-way flow brought in: another lcore filled or emptied
+ * it, its lines are there.
  */
 static inline void
 sheaf_pair_prefetch(const struct sheaf_slot *lc, enum sheaf_which h,
