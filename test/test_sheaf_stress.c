@@ -790,13 +790,11 @@ give_worker(void *arg __rte_unused)
 }
 
 /*
- * A pool of GIVE_N, the worker started with fn (it holds GIVE_HELD in
- * its sheaves once it says give_ready); *rest: the objects outside the
- * worker's sheaves and hands, for this lcore to take. objs has room for
- * twice the pool.
+ * A pool of GIVE_N (capacity 64), the worker started with fn; returns
+ * once the worker says give_ready. objs gets room for twice the pool.
  */
 static int
-hold_start(const char *name, lcore_function_t *fn, unsigned int *rest)
+give_start(const char *name, lcore_function_t *fn)
 {
 	/*
 	 * The worker calls all the time, but a loaded machine may preempt
@@ -807,8 +805,6 @@ hold_start(const char *name, lcore_function_t *fn, unsigned int *rest)
 	static const struct rte_sheaf_config cfg = {
 		.capacity = 64, .idle_us = 200000,
 	};
-	struct rte_sheaf_info info;
-	int ret;
 
 	objs = calloc(2 * GIVE_N, sizeof(*objs));
 	RTE_TEST_ASSERT_NOT_NULL(objs, "no memory");
@@ -822,6 +818,21 @@ hold_start(const char *name, lcore_function_t *fn, unsigned int *rest)
 		"launch");
 	while (!__atomic_load_n(&give_ready, __ATOMIC_ACQUIRE))
 		rte_pause();
+	return TEST_SUCCESS;
+}
+
+/*
+ * give_start() with a worker that holds GIVE_HELD in its sheaves once it
+ * says give_ready; *rest: the objects outside the worker's sheaves and
+ * hands, for this lcore to take.
+ */
+static int
+hold_start(const char *name, lcore_function_t *fn, unsigned int *rest)
+{
+	struct rte_sheaf_info info;
+	int ret;
+
+	SHEAF_TEST_CHECK(give_start(name, fn));
 	/* What the worker's sheaves hold (its get loaded whole sheaves). */
 	ret = rte_sheaf_info_get(pool, &info);
 	if (ret != 0 || info.in_lcores < GIVE_HELD ||
@@ -1018,27 +1029,13 @@ freer_worker(void *arg __rte_unused)
 static int
 test_freer_asked_gives_all(void)
 {
-	static const struct rte_sheaf_config cfg = {
-		.capacity = 64, .idle_us = 200000,
-	};
 	struct rte_sheaf_stats st;
 	struct rte_sheaf_info info;
 	unsigned int got = 0;
 	uint64_t asks = 0;
 	int ret = 0;
 
-	objs = calloc(2 * GIVE_N, sizeof(*objs));
-	RTE_TEST_ASSERT_NOT_NULL(objs, "no memory");
-	pool = rte_sheaf_pool_create("ss_freer", GIVE_N, POOL_ELT, 0, 0,
-		SOCKET_ID_ANY, 0, &cfg);
-	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
-		rte_strerror(rte_errno));
-	stop = 0;
-	give_ready = 0;
-	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(freer_worker, NULL,
-		worker), "launch");
-	while (!__atomic_load_n(&give_ready, __ATOMIC_ACQUIRE))
-		rte_pause();
+	SHEAF_TEST_CHECK(give_start("ss_freer", freer_worker));
 	/* The shared tiers' objects at once (the worker's frees only add). */
 	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_info_get(pool, &info), "info");
 	got = info.in_barns + info.in_slabs;

@@ -119,8 +119,7 @@ sheaf_pair_trade(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t b,
 	uint32_t dir)
 {
 	uint64_t w = sheaf_pair_state(lc);
-	unsigned int k = sheaf_pair_trade_count(lc, dir, w), n;
-	bool oneway = k == 2;
+	unsigned int k = sheaf_pair_trade_count(lc, dir, w), n, i;
 	struct sheaf_tx tx;
 
 	/* Racy, not critical (seed 008): skip the lock when it cannot go. */
@@ -133,9 +132,9 @@ sheaf_pair_trade(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t b,
 		return 0;
 	n = sheaf_pair_tx_trade(&tx, lc, b, dir, k, w);
 	sheaf_tx_end(&tx);
-	/* A one-way flow's: the sheaves were filled or emptied elsewhere. */
-	for (k = 0; oneway && k < n; k++)
-		sheaf_pair_prefetch(lc, k == 0 ? SHEAF_MAIN : SHEAF_SPARE,
+	/* A one-way flow's (two sheaves): filled or emptied elsewhere. */
+	for (i = 0; k == 2 && i < n; i++)
+		sheaf_pair_prefetch(lc, i == 0 ? SHEAF_MAIN : SHEAF_SPARE,
 			dir == SHEAF_TRADE_PUT);
 	return n;
 }

@@ -42,8 +42,8 @@ sheaf_reclaim_drain(struct sheaf_pool *sp, struct sheaf_slot *v,
  * no empty sheaf; all the slot holds as a drain when that is what n asks
  * of a call that keeps none, or when the call is a put and the slot's
  * last trade was a put (a freeing lcore: a pipeline's consumer, whose
- * objects are of no use to it, and whose next shortage would come
- * within the asker's next few gets: one give of a sheaf, not of n). n 0: an earlier serve took the amount with
+ * objects are of no use to it; given n, the asker would be short again
+ * within its next few gets). n 0: an earlier serve took the amount with
  * its own, and gave it (sheaf_slot_request_give()): nothing. Returns the
  * objects given.
  */
