@@ -27,8 +27,11 @@
  * its owner's next call, harmlessly.
  */
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include <rte_pause.h>
 
 #include "sheaf_slot.h"
 
@@ -82,5 +85,26 @@ unsigned int sheaf_ask_poll(struct sheaf_ask *a);
  */
 unsigned int sheaf_ask_served(struct sheaf_ask *a);
 
+/* Polls of a wait that pause before it yields instead (sheaf_wait_pause()). */
+#define SHEAF_WAIT_SPINS 128
+
+/*
+ * Poll number polls (from 0) of a wait on other threads: asked owners, a
+ * thief, RCU readers. The first SHEAF_WAIT_SPINS pause; then each yields
+ * the CPU: on oversubscribed CPUs (lcores sharing them, as the tests map
+ * 16 lcores onto 2 CPUs) the threads waited for may need this one's CPU
+ * to run, and a spinning waiter holds it for its whole time slice (tried:
+ * rx-chunk-low on 8 lcores over 2 CPUs, 28-72 us a failed get). On a CPU
+ * of its own, a system call that returns at once, past the microseconds
+ * in which an owner that runs answers.
+ */
+static inline void
+sheaf_wait_pause(unsigned int polls)
+{
+	if (polls < SHEAF_WAIT_SPINS)
+		rte_pause();
+	else
+		sched_yield();
+}
 
 #endif /* _SHEAF_ASK_H_ */

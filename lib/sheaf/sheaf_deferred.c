@@ -32,7 +32,6 @@
 #include <string.h>
 
 #include <rte_malloc.h>
-#include <rte_pause.h>
 
 #include "sheaf_ask.h"
 #include "sheaf_barn.h"
@@ -598,6 +597,7 @@ sheaf_rcu_stamp_others(struct sheaf_pool *sp, const struct sheaf_slot *self,
 {
 	struct sheaf_slot_set want = { { 0 } };
 	struct sheaf_ask ask;
+	unsigned int polls = 0;
 	int ret = 0;
 
 	sheaf_rcu_want_stamps(sp, self, &want);
@@ -608,7 +608,7 @@ sheaf_rcu_stamp_others(struct sheaf_pool *sp, const struct sheaf_slot *self,
 			ret = -ETIMEDOUT;
 			break;
 		}
-		rte_pause();
+		sheaf_wait_pause(polls++);
 	}
 	return ret;
 }
@@ -617,6 +617,7 @@ int
 sheaf_deferred_barrier(struct sheaf_pool *sp)
 {
 	uint64_t deadline = sheaf_clock_ns() + sp->tun.barrier_ns, t;
+	unsigned int polls = 0;
 	struct sheaf_slot *lc;
 	int ret;
 
@@ -626,7 +627,7 @@ sheaf_deferred_barrier(struct sheaf_pool *sp)
 			sheaf_slot_ours(sheaf_slot_of(sp))) {
 		if (sheaf_clock_ns() >= deadline)
 			return -ETIMEDOUT;
-		rte_pause();
+		sheaf_wait_pause(polls++);
 	}
 	if (ret < 0)
 		return ret;
@@ -645,13 +646,13 @@ sheaf_deferred_barrier(struct sheaf_pool *sp)
 	 * pool's barrier going forever.
 	 */
 	t = __atomic_load_n(&sp->qsbr->token, __ATOMIC_ACQUIRE);
-	for (;;) {
+	for (polls = 0;; polls++) {
 		sheaf_deferred_reclaim(sp, false);
 		if (!sheaf_rcu_pending_upto(sp, t))
 			return 0;
 		if (sheaf_clock_ns() >= deadline)
 			return -ETIMEDOUT;
-		rte_pause();
+		sheaf_wait_pause(polls);
 	}
 }
 

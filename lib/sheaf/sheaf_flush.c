@@ -10,7 +10,6 @@
 
 #include <rte_launch.h>
 #include <rte_lcore.h>
-#include <rte_pause.h>
 
 #include "sheaf_ask.h"
 #include "sheaf_barn.h"
@@ -88,8 +87,8 @@ sheaf_flush_all(struct sheaf_pool *sp)
 {
 	struct sheaf_slot_set want = { { 0 } };
 	struct sheaf_slot *self = sheaf_slot_of(sp);
+	unsigned int i, left, polls = 0;
 	struct sheaf_ask ask;
-	unsigned int i, left;
 	uint64_t deadline;
 
 	if (sheaf_thread_self()->nb_held != 0)
@@ -113,7 +112,7 @@ sheaf_flush_all(struct sheaf_pool *sp)
 		sheaf_reclaim_drain, NULL);
 	while ((left = sheaf_ask_poll(&ask)) != 0 &&
 			sheaf_clock_ns() < deadline)
-		rte_pause();
+		sheaf_wait_pause(polls++);
 	if (ask.moved != 0)
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_REMOTE_TAKE, ask.moved);
 	sheaf_flush_barns(sp);

@@ -12,7 +12,6 @@
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
-#include <rte_pause.h>
 
 #include "sheaf_ask.h"
 #include "sheaf_barn.h"
@@ -247,7 +246,7 @@ sheaf_reclaim_wait(struct sheaf_pool *sp, struct sheaf_slot *self,
 		if (k % SHEAF_RECLAIM_LOOK != 0) {
 			*left = sheaf_ask_served(ask);
 			if (*left != 0) {
-				rte_pause();
+				sheaf_wait_pause(k);
 				continue;
 			}
 		}
@@ -280,7 +279,7 @@ sheaf_reclaim_wait(struct sheaf_pool *sp, struct sheaf_slot *self,
 		if (now >= deadline && last)
 			return ask->moved != 0;
 		last = now >= deadline;
-		rte_pause();
+		sheaf_wait_pause(k);
 	}
 }
 
