@@ -116,6 +116,7 @@ sheaf_ask_look(struct sheaf_ask *a, unsigned int i, uint64_t now,
 		return true;
 	}
 	if (sheaf_slot_mark(a->sp, v)) {
+		a->marked_owner[i] = owner;
 		sheaf_slot_set_add(marked, i);
 		*global |= g;
 	}
@@ -136,7 +137,16 @@ sheaf_ask_take(struct sheaf_ask *a, const struct sheaf_slot_set *marked,
 	a->again += r == -EAGAIN;
 	SHEAF_SLOT_SET_FOREACH(i, marked, w, b) {
 		v = &a->sp->slot[i];
-		if (r == 0 && sheaf_slot_quiet(v)) {
+		/*
+		 * The owner the fence was chosen for, still (acquire: pairs
+		 * with the release of a new owner's CAS, sheaf_slot_inherit()):
+		 * one that took the slot meanwhile (its owner found dead
+		 * late) may be out of the fence's reach, and its full fence
+		 * after its CAS makes it see the mark only if this read
+		 * misses it.
+		 */
+		if (r == 0 && __atomic_load_n(&v->owner, __ATOMIC_ACQUIRE) ==
+				a->marked_owner[i] && sheaf_slot_quiet(v)) {
 			sheaf_ask_serve(a, v);
 			SHEAF_KILL("take.served");
 			sheaf_slot_set_del(&a->pending, i);

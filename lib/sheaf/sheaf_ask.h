@@ -44,6 +44,7 @@ struct sheaf_ask {
 	unsigned int kind;         /* SHEAF_REQ_* */
 	uint32_t amount;           /* objects a SHEAF_REQ_GIVE asks for */
 	uint32_t gen[RTE_MAX_LCORE]; /* the generation asked of each slot */
+	uint64_t marked_owner[RTE_MAX_LCORE]; /* owner seen when marked */
 	sheaf_ask_act_t act;
 	void *arg;
 	struct sheaf_slot_set pending; /* asked, not served yet */

@@ -233,7 +233,14 @@ sheaf_rcu_slot_append(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	memcpy(&sheaf_at(sp, sheaf_ds_idx(ds))->objs[sheaf_ds_size(ds)], objs,
 		t * sizeof(void *));
 	SHEAF_KILL("defer.copy");
-	/* Relaxed: racy counts and the barrier's probe of the index. */
+	/*
+	 * The objects before the count in program order (a signal fence,
+	 * as sheaf_pair_commit()): a process that dies between the two
+	 * leaves the old count, never one over slots not yet written.
+	 * Relaxed: racy counts and the barrier's probe of the index; an
+	 * heir is ordered by the slot protocol.
+	 */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&lc->dstate, ds + t, __ATOMIC_RELAXED);
 }
 
@@ -526,8 +533,12 @@ sheaf_rcu_pending_upto(struct sheaf_pool *sp, uint64_t t)
 	 * Racy reads, all relaxed: a head seen moving is re-read at the
 	 * next look. The counts are journaled (relaxed) stores under the
 	 * barn and depot locks: no release to pair with. What makes a
-	 * "nothing queued" answer final is the caller's, which has just
-	 * taken every one of those locks (sheaf_deferred_reclaim()).
+	 * "nothing queued" answer final is the caller's
+	 * sheaf_deferred_reclaim() just before: it takes each lock whose
+	 * queue it reads non-empty (and skips one read empty, relaxed:
+	 * a stamp that queued meanwhile, acknowledged to the barrier
+	 * through its acquire of done, is there to read: its lock's
+	 * release came before that acknowledgement).
 	 */
 	for (b = 0; b < sp->nb_nodes; b++) {
 		const struct sheaf_barn *barn = &sp->barn[b];
@@ -643,7 +654,9 @@ sheaf_deferred_barrier(struct sheaf_pool *sp)
 	/*
 	 * Every object deferred before this call waits with a token at most
 	 * t. Wait for those only: frees made meanwhile would keep a busy
-	 * pool's barrier going forever.
+	 * pool's barrier going forever. Acquire: pairs with the release of
+	 * the token by rte_rcu_qsbr_start() of each stamp (every stamp made
+	 * for this call was acknowledged above, its token taken before).
 	 */
 	t = __atomic_load_n(&sp->qsbr->token, __ATOMIC_ACQUIRE);
 	for (polls = 0;; polls++) {
@@ -696,23 +709,50 @@ sheaf_deferred_attach(struct sheaf_pool *sp, struct rte_rcu_qsbr *v)
 {
 	int socket = sp->mp->socket_id;
 	struct rte_rcu_qsbr *none = NULL;
+	struct sheaf_rcu_entry *fifo, *no_fifo;
+	struct sheaf_rcu_obj *fb, *no_fb;
 	uint32_t b;
 
 	if (sheaf_deferred_qsbr(sp) != NULL)
 		return -EEXIST;
+	/*
+	 * Each queue is set once, by a CAS from NULL: two attachers racing
+	 * (both saw no qsbr) would otherwise let the late one's store replace
+	 * a queue the winner's deferred frees already fill. The loser frees
+	 * its own. Release: the zeroed queue before the pointer; acquire on
+	 * failure and in the load: the winner's, zeroed.
+	 */
 	for (b = 0; b < sp->nb_nodes; b++) {
-		if (sp->barn[b].fifo == NULL)
-			sp->barn[b].fifo = rte_zmalloc_socket("sheaf_rcu_fifo",
-				(size_t)sp->nb_sheaves *
-				sizeof(*sp->barn[b].fifo),
+		fifo = __atomic_load_n(&sp->barn[b].fifo, __ATOMIC_ACQUIRE);
+		if (fifo == NULL) {
+			fifo = rte_zmalloc_socket("sheaf_rcu_fifo",
+				(size_t)sp->nb_sheaves * sizeof(*fifo),
 				RTE_CACHE_LINE_SIZE, socket);
-		if (sp->depot[b].fb == NULL)
-			sp->depot[b].fb = rte_zmalloc_socket("sheaf_rcu_objs",
-				(size_t)sp->mp->size * sizeof(*sp->depot[b].fb),
+			if (fifo == NULL)
+				return -ENOMEM;
+			no_fifo = NULL;
+			if (!__atomic_compare_exchange_n(&sp->barn[b].fifo,
+					&no_fifo, fifo, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+				rte_free(fifo);
+		}
+		fb = __atomic_load_n(&sp->depot[b].fb, __ATOMIC_ACQUIRE);
+		if (fb == NULL) {
+			fb = rte_zmalloc_socket("sheaf_rcu_objs",
+				(size_t)sp->mp->size * sizeof(*fb),
 				RTE_CACHE_LINE_SIZE, socket);
-		if (sp->barn[b].fifo == NULL || sp->depot[b].fb == NULL)
-			return -ENOMEM;
-		sp->depot[b].fb_size = sp->mp->size;
+			if (fb == NULL)
+				return -ENOMEM;
+			no_fb = NULL;
+			if (!__atomic_compare_exchange_n(&sp->depot[b].fb,
+					&no_fb, fb, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+				rte_free(fb);
+		}
+		/* Relaxed: the same value from every attacher; published by
+		 * the release below. */
+		__atomic_store_n(&sp->depot[b].fb_size, sp->mp->size,
+			__ATOMIC_RELAXED);
 	}
 	/* Release: the queues are set up before a deferred call sees v. */
 	if (!__atomic_compare_exchange_n(&sp->qsbr, &none, v, 0,

@@ -239,10 +239,12 @@ sheaf_park_fill(struct sheaf_thread *t, struct sheaf_pool *sp,
 	k = RTE_MIN(n, SHEAF_PARK_OBJS - at);
 	memcpy(&r->objs[at], objs, k * sizeof(void *));
 	/*
-	 * Release: the objects before the count. Its pairs: the recoverer's
-	 * acquire fence once this process is dead (sheaf_lend_claim(): the
-	 * kernel orders a dead process's stores before /proc shows the
-	 * death), and this thread's own outermost call, in program order.
+	 * Release: the objects before the count, for this thread's own
+	 * outermost call (program order) and any acquire of n. A recoverer
+	 * of this process, dead, reads no pair of it: the kernel orders a
+	 * dead process's stores before /proc shows the death, and the
+	 * recoverer's acquire fence after that look (sheaf_lend_claim())
+	 * orders its reads.
 	 */
 	__atomic_store_n(&r->n, at + k, __ATOMIC_RELEASE);
 	/* Unmarked after the count (same thread: a signal fence). */

@@ -121,15 +121,34 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 			sheaf_tx_recover_proc(sp, dead & ~SHEAF_INC_HEIR) < 0)
 		return false;
 	/*
-	 * Acquire: the slot as the rolled-back transactions left it.
-	 * Release: pairs with sheaf_slot_fence_reaches()'s acquire of
-	 * owner. Until sheaf_slot_claimed_now() mb_inc names the dead
-	 * owner (or none), not us: no fence counts as reaching us.
+	 * Acquire: pairs with sheaf_slot_disown()'s release (dead 0: the
+	 * slot as its heir emptied it). Release: pairs with
+	 * sheaf_slot_fence_reaches()'s acquire of owner. Until
+	 * sheaf_slot_claimed_now() mb_inc names the dead owner (or none),
+	 * not us: no fence counts as reaching us.
 	 */
 	sheaf_slot_claiming(sp, v);
 	if (!__atomic_compare_exchange_n(&v->owner, &dead, heir, 0,
 			__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return false;
+	/*
+	 * A dead owner's last plain stores (its state word, deferred state,
+	 * acknowledgements) are released by nothing it ran: the kernel's
+	 * exit orders them before the look that found it dead, and this
+	 * fence orders our reads of the slot after that look, as
+	 * sheaf_tx_take_over()'s. The rolled-back transactions are
+	 * published by the lock words' releases (sheaf_tx.c).
+	 */
+	if (dead != 0)
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	/*
+	 * Full: our stores of busy and loads of gate (sheaf_slot_enter())
+	 * after the owner word, against a thief that marked the slot while
+	 * it still named the dead (its fence chosen for that owner; it
+	 * reads owner again after its fence: sheaf_ask_take()). Either it
+	 * sees us and leaves, or we see its mark.
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	SHEAF_KILL("inherit.claimed");
 	/* The dead owner may have died inside a call. Owner only now. */
 	__atomic_store_n(&v->busy, busy, __ATOMIC_RELAXED);
@@ -168,9 +187,17 @@ sheaf_slot_claim(struct sheaf_pool *sp, struct sheaf_slot *lc)
 		return false;
 	if (o == 0) {
 		sheaf_slot_claiming(sp, lc);
-		/* Acquire: a slot given back starts from its last state. */
+		/*
+		 * Acquire: pairs with sheaf_slot_disown()'s release, a slot
+		 * given back starts from its last state. Release: the
+		 * claimed bit (sheaf_slot_claiming()'s relaxed RMW) before
+		 * the owner word, which an acquire alone would let sink
+		 * below it.
+		 */
 		if (__atomic_compare_exchange_n(&lc->owner, &o, sheaf_self,
-				0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+				0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			/* Full: as sheaf_slot_inherit()'s, against a thief. */
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
 			SHEAF_KILL("claim.owned");
 			sheaf_slot_claimed_now(lc, sheaf_self);
 			return true;
@@ -195,14 +222,19 @@ sheaf_slot_clear_dead_mark(struct sheaf_pool *sp, struct sheaf_slot *v,
 	if (sheaf_tx_recover_proc(sp, dead) < 0)
 		return;
 	/*
-	 * Acquire: pairs with the release of marker by whoever stored dead
-	 * (sheaf_slot_mark()'s, or the release below of a clearer before
-	 * us): the slot as the dead left it. The slot is whole again
-	 * (single stores, transactions undone).
+	 * One clearer at a time (the CAS); the slot is whole again (single
+	 * stores, transactions undone).
 	 */
 	if (!__atomic_compare_exchange_n(&v->marker, &dead, sheaf_self, 0,
-			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			__ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;
+	/*
+	 * The dead thief's plain stores into the slot are released by
+	 * nothing it ran: the kernel's exit orders them before the look
+	 * that found it dead, and this fence our reads after that look
+	 * (as sheaf_tx_take_over()'s).
+	 */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	SHEAF_KILL("mark.clearing");
 	/* Release: pairs with the owner's acquire of gate (sheaf_slot_enter(),
 	 * sheaf_slot_marked_stay()): the slot as the thief left it. */

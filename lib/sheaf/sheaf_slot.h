@@ -214,8 +214,11 @@ sheaf_slot_request_give(struct sheaf_slot *v, uint32_t n)
 
 /*
  * The owner, serving a give request it took: the objects asked for, 0
- * for all. Acquire: with the count's acquire before it, every amount of
- * a covered generation is in what it reads (sheaf_slot_request_give()).
+ * for all. The amounts are ordered by the count: each requester raises
+ * want before its release of req[GIVE], which the owner's acquire of
+ * the count (sheaf_slot_take_request()) reads; the exchange's own
+ * acquire pairs with nothing (the raise is relaxed) and is kept only as
+ * the owner's reads' order after its take.
  */
 static inline uint32_t
 sheaf_slot_take_want(struct sheaf_slot *lc)
@@ -259,6 +262,12 @@ sheaf_slot_take_request(struct sheaf_slot *lc, unsigned int kind,
 	/* Acquire: pairs with the requester's release of the bit. */
 	if (!(__atomic_fetch_and(&lc->gate, ~bit, __ATOMIC_ACQUIRE) & bit))
 		return false;
+	/*
+	 * Acquire: pairs with sheaf_slot_request_give()'s release of the
+	 * count (a give's amounts before it). The other kinds' counts are
+	 * relaxed adds, published by the bit's release that the take above
+	 * acquired.
+	 */
 	*gen = __atomic_load_n(&lc->req[kind], __ATOMIC_ACQUIRE);
 	return true;
 }
