@@ -665,22 +665,28 @@ test_free_releases_memory(void)
 }
 
 /*
- * A pool of n objects of elt bytes: its capacity in [lo, hi], its
- * capacity_max max_cap (0: the default, 4 x the capacity within the
- * limits of rte_sheaf_config), every lcore starting at the capacity.
+ * A pool of n objects of elt bytes behind DPDK caches of cache objects:
+ * its capacity in [lo, hi], its capacity_max max_cap (0: the default, 4
+ * x the capacity within the limits of rte_sheaf_config), every lcore
+ * starting at the capacity.
  */
 static int
 check_capacity(const char *name, unsigned int n, unsigned int elt,
-	const struct rte_sheaf_config *cfg, unsigned int lo, unsigned int hi,
-	unsigned int max_cap)
+	unsigned int cache, const struct rte_sheaf_config *cfg,
+	unsigned int lo, unsigned int hi, unsigned int max_cap)
 {
-	unsigned int limit = n / (4 * rte_lcore_count());
+	unsigned int lcores = rte_lcore_count();
+	unsigned int cached = lcores * cache * 3 / 2;
+	/* Sheaves at the ceiling and caches: the pool, or half of it. */
+	unsigned int limit = RTE_MAX((n > cached ? n - cached : 0) /
+		(2 * lcores), n / (4 * lcores));
 	int lcore_cap;
 	struct rte_sheaf_info info;
 	struct rte_mempool *mp;
 	int stranded;
 
-	mp = rte_sheaf_pool_create(name, n, elt, 0, 0, SOCKET_ID_ANY, 0, cfg);
+	mp = rte_sheaf_pool_create(name, n, elt, cache, 0, SOCKET_ID_ANY, 0,
+		cfg);
 	RTE_TEST_ASSERT_NOT_NULL(mp, "create %u x %u: got NULL (%s)", n, elt,
 		rte_strerror(rte_errno));
 	if (rte_sheaf_info_get(mp, &info) != 0)
@@ -710,20 +716,29 @@ test_default_capacity(void)
 		.capacity_max = 48 };
 	const struct rte_sheaf_config max_only = { .capacity_max = 8 };
 
-	SHEAF_TEST_CHECK(check_capacity("sp_big", BIG_N, POOL_ELT, NULL,
+	SHEAF_TEST_CHECK(check_capacity("sp_big", BIG_N, POOL_ELT, 0, NULL,
 		RTE_SHEAF_CAPACITY_DEFAULT, RTE_SHEAF_CAPACITY_DEFAULT, 0));
-	SHEAF_TEST_CHECK(check_capacity("sp_small", 63, POOL_ELT, NULL, 1,
+	SHEAF_TEST_CHECK(check_capacity("sp_small", 63, POOL_ELT, 0, NULL, 1,
 		RTE_SHEAF_CAPACITY_DEFAULT - 1, 0));
-	SHEAF_TEST_CHECK(check_capacity("sp_large", 255, 32768, NULL, 1,
+	SHEAF_TEST_CHECK(check_capacity("sp_large", 255, 32768, 0, NULL, 1,
 		RTE_SHEAF_CAPACITY_DEFAULT, 0));
+	/*
+	 * An RX pool just above its rings (rx-burst-low's: 640 objects an
+	 * lcore): without DPDK's cache the ceiling lets the sheaves hold
+	 * the pool, 4 x the capacity; behind one, what the caches leave.
+	 */
+	SHEAF_TEST_CHECK(check_capacity("sp_rx", 640 * rte_lcore_count(),
+		POOL_ELT, 0, NULL, 80, 80, 320));
+	SHEAF_TEST_CHECK(check_capacity("sp_rx_cache", 640 * rte_lcore_count(),
+		POOL_ELT, 256, NULL, 80, 80, 0));
 	/* An explicit capacity is taken as given (fixed), even for a small
 	 * pool; a range as given; a ceiling alone caps the default. */
-	SHEAF_TEST_CHECK(check_capacity("sp_small32", 63, POOL_ELT, &cap32,
+	SHEAF_TEST_CHECK(check_capacity("sp_small32", 63, POOL_ELT, 0, &cap32,
 		32, 32, 32));
-	SHEAF_TEST_CHECK(check_capacity("sp_range", 63, POOL_ELT, &range,
+	SHEAF_TEST_CHECK(check_capacity("sp_range", 63, POOL_ELT, 0, &range,
 		16, 16, 48));
 	SHEAF_TEST_CHECK(check_capacity("sp_maxonly", BIG_N, POOL_ELT,
-		&max_only, 8, 8, 8));
+		0, &max_only, 8, 8, 8));
 	return TEST_SUCCESS;
 }
 

@@ -163,8 +163,10 @@ struct rte_sheaf_config {
 	/**
 	 * Largest capacity an lcore adapts to; every sheaf is allocated
 	 * with room for it. 0: with capacity 0, the default: 4 x the
-	 * default capacity, at most RTE_SHEAF_CAPACITY_MAX and pool size /
-	 * (4 x lcore count), at least the capacity; with a capacity set,
+	 * default capacity, at most RTE_SHEAF_CAPACITY_MAX and (pool size -
+	 * lcore count x 1.5 x cache size) / (2 x lcore count) or pool size /
+	 * (4 x lcore count), whichever is larger, at least the capacity;
+	 * with a capacity set,
 	 * that capacity (fixed, no adaptation). Not below capacity, max
 	 * RTE_SHEAF_CAPACITY_MAX.
 	 */

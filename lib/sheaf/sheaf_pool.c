@@ -49,13 +49,22 @@ sheaf_default_capacity(const struct rte_mempool *mp)
 
 /*
  * The default ceiling of adaptation: two doublings (SHEAF_ADAPT_RANGE x
- * the least), with every lcore's sheaves at the ceiling holding at most
- * half the pool (doc/performance.md has the measurements behind it).
+ * the least), with every lcore's sheaves at the ceiling and DPDK's
+ * caches in front at their flush threshold (1.5 x cache_size) holding
+ * the pool at most, and half of it at least: an lcore whose sheaves
+ * cannot hold its own bursts (an RX ring's deficit, asked for at once)
+ * fails them while its objects wait in its sheaves; the give requests
+ * bring back what others hold (doc/performance.md has the measurements
+ * behind it).
  */
 static uint32_t
 sheaf_default_capacity_max(const struct rte_mempool *mp, uint32_t cap)
 {
-	uint32_t limit = mp->size / (SHEAF_STRAND_DIV / 2 * rte_lcore_count());
+	uint32_t lcores = rte_lcore_count();
+	uint64_t cached = (uint64_t)lcores * mp->cache_size * 3 / 2;
+	uint64_t room = mp->size > cached ? mp->size - cached : 0;
+	uint32_t limit = (uint32_t)RTE_MAX(room / (2 * lcores),
+		(uint64_t)mp->size / (SHEAF_STRAND_DIV / 2 * lcores));
 
 	return RTE_MAX(RTE_MIN(RTE_MIN(SHEAF_ADAPT_RANGE * cap, limit),
 		(uint32_t)RTE_SHEAF_CAPACITY_MAX), cap);
