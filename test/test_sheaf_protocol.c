@@ -21,6 +21,7 @@
 
 #include "sheaf_pvt.h"
 #include "sheaf_barn.h"
+#include "sheaf_pair.h"
 #include "sheaf_proc.h"
 #include "sheaf_reclaim.h"
 #include "sheaf_slot.h"
@@ -305,12 +306,96 @@ test_dry_look_ends_with_its_hold(void)
 	return TEST_SUCCESS;
 }
 
+#define CACHE_POOL_N 512
+#define CACHE_SIZE 32
+
+/*
+ * The get DPDK makes for the call alone right after a refill of its
+ * cache that the dry look failed skips its TSC read: the hold taken as
+ * current. Only that get: a refill's failure arms it, any failed get
+ * (or any call that moves an object) after it disarms it, and the get
+ * after that reads the TSC and, the hold over, looks anew (it stores
+ * the time of its look). The hold is set past its end by hand, so that
+ * only the arming can make a get skip the look.
+ */
+static int
+test_refill_skip_once(void)
+{
+	struct rte_mempool *mp;
+	struct sheaf_pool *sp;
+	struct sheaf_slot *lc;
+	void *o[CACHE_POOL_N], *one;
+	uint64_t old, fails, hold;
+	unsigned int got = 0;
+	int ret = TEST_SUCCESS;
+
+	mp = rte_sheaf_pool_create("protocol_cache", CACHE_POOL_N, POOL_ELT,
+		CACHE_SIZE, 0, SOCKET_ID_ANY, 0, NULL);
+	RTE_TEST_ASSERT_NOT_NULL(mp, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	sp = sheaf_pool_of(mp);
+	lc = &sp->slot[rte_lcore_id()];
+	/* Dry, through DPDK's cache: its refills and gets fail. */
+	while (got < CACHE_POOL_N && rte_mempool_get(mp, &o[got]) == 0)
+		got++;
+	if (got != CACHE_POOL_N) {
+		printf("FAILED: got %u of %u objects\n", got, CACHE_POOL_N);
+		ret = TEST_FAILED;
+		goto out;
+	}
+	/*
+	 * Two more, within the hold (a second long here: a slow build
+	 * must not see it end between the two): the second's refill
+	 * fails on the look the first made, and arms.
+	 */
+	hold = sp->tun.dry_cycles;
+	sp->tun.dry_cycles = rte_get_tsc_hz();
+	if (rte_mempool_get(mp, &one) == 0 || rte_mempool_get(mp, &one) == 0) {
+		sp->tun.dry_cycles = hold;
+		printf("FAILED: a get from a dry pool succeeded\n");
+		ret = TEST_FAILED;
+		goto out;
+	}
+	sp->tun.dry_cycles = hold;
+	fails = sheaf_slot_stat(lc, RTE_SHEAF_STAT_ALLOC_FAIL);
+	if (lc->dry_refill_fails != fails - 1) {
+		printf("FAILED: after a failed get through the cache, the refill's failure %" PRIu64 ", expected %" PRIu64 " (armed, then the get for the call alone)\n",
+			lc->dry_refill_fails, fails - 1);
+		ret = TEST_FAILED;
+		goto out;
+	}
+	/* Armed by hand, the hold over: the next get skips its look. */
+	lc->dry_have = 0;
+	old = rte_rdtsc() - 2 * sp->tun.dry_cycles;
+	lc->dry_tsc = old;
+	lc->dry_refill_state = sheaf_pair_state(lc);
+	lc->dry_refill_fails = fails;
+	if (rte_mempool_ops_dequeue_bulk(mp, &one, 1) == 0 ||
+			lc->dry_tsc != old) {
+		printf("FAILED: the get right after an armed refill looked (dry_tsc %" PRIu64 ", was %" PRIu64 ")\n",
+			lc->dry_tsc, old);
+		ret = TEST_FAILED;
+		goto out;
+	}
+	/* Its failure disarmed it: the next reads the TSC and looks. */
+	if (rte_mempool_ops_dequeue_bulk(mp, &one, 1) == 0 ||
+			lc->dry_tsc == old) {
+		printf("FAILED: the second get after an armed refill did not look\n");
+		ret = TEST_FAILED;
+	}
+out:
+	rte_mempool_put_bulk(mp, o, got);
+	rte_mempool_free(mp);
+	return ret;
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_dead_mark_cleared_after_owner_look),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_request_generation_wrap),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_barn_count_follows),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dry_look_ends_with_its_hold),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_refill_skip_once),
 	SHEAF_TEST_CASES_END
 };
 

@@ -314,12 +314,45 @@ sheaf_lcore_get_first(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	unsigned int n)
 {
 	unsigned int have = sheaf_pair_count(lc);
+	bool dry;
 
 	if (have >= n || sheaf_deferred_qsbr(sp) != NULL ||
 			!sheaf_reclaim_tiers_short(sp, n - have))
 		return SHEAF_FIRST_LADDER;
-	return sheaf_reclaim_dry(sp, lc, n - have, true) ?
-		SHEAF_FIRST_DRY : SHEAF_FIRST_RECLAIM;
+	/*
+	 * Right after a refill of DPDK's cache that the look failed, with
+	 * no call of this lcore between (the pair's state and its failed
+	 * gets as that failure left them): DPDK's get for the call alone,
+	 * made at once. That look's hold was current a moment ago: this
+	 * one skips its TSC read (11 ns, a third of a failed get through
+	 * the cache), not its other checks. A get made later, after any
+	 * call of the lcore, reads the TSC.
+	 */
+	if (lc->dry_refill_fails ==
+			sheaf_slot_stat(lc, RTE_SHEAF_STAT_ALLOC_FAIL) &&
+			lc->dry_refill_state == sheaf_pair_state(lc))
+		dry = sheaf_reclaim_dry_held(lc, n - have);
+	else
+		dry = sheaf_reclaim_dry(sp, lc, n - have, true);
+	return dry ? SHEAF_FIRST_DRY : SHEAF_FIRST_RECLAIM;
+}
+
+/*
+ * Whether a get's table is the calling lcore's DPDK cache of the pool:
+ * a refill of that cache (its objects array, 22.11 to 26.07), which DPDK
+ * follows at once, when it fails, with a get for the call alone.
+ */
+static inline bool
+sheaf_lcore_cache_refill(const struct sheaf_pool *sp, void * const *objs)
+{
+	const struct rte_mempool *mp = sp->mp;
+	unsigned int id = rte_lcore_id();
+	const struct rte_mempool_cache *c;
+
+	if (mp->cache_size == 0 || id >= RTE_MAX_LCORE)
+		return false;
+	c = &mp->local_cache[id];
+	return objs >= c->objs && objs < c->objs + RTE_DIM(c->objs);
 }
 
 /*
@@ -425,6 +458,11 @@ sheaf_lcore_get_slow(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	 */
 	if (first == SHEAF_FIRST_DRY) {
 		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
+		if (sheaf_lcore_cache_refill(sp, objs)) {
+			lc->dry_refill_state = sheaf_pair_state(lc);
+			lc->dry_refill_fails = sheaf_slot_stat(lc,
+				RTE_SHEAF_STAT_ALLOC_FAIL);
+		}
 		return -ENOBUFS;
 	}
 	sheaf_call_enter();

@@ -276,6 +276,14 @@ struct sheaf_slot {
 	uint64_t dry_tsc;      /* when, on this thread's TSC */
 	uint64_t dry_have;     /* what the others and the tiers held then */
 	/*
+	 * A refill of DPDK's cache that the dry look failed: the pair's
+	 * state and the failed-get count just after it. The get DPDK makes
+	 * at once for the call alone finds both unchanged (sheaf_lcore.c);
+	 * owner, plain.
+	 */
+	uint64_t dry_refill_state;
+	uint64_t dry_refill_fails;
+	/*
 	 * Acknowledgements by kind: stored by a serve only, polled by the
 	 * requesters waiting for it (sheaf_ask_served()): a line of their
 	 * own, which no call of the owner writes.
@@ -428,6 +436,13 @@ static inline uint32_t
 sheaf_home_of(const struct sheaf_pool *sp, const struct sheaf_slot *lc)
 {
 	return lc != NULL ? lc->barn : sheaf_home_node(sp);
+}
+
+/* Counter id of slot lc, read by its holder. */
+static inline uint64_t
+sheaf_slot_stat(const struct sheaf_slot *lc, enum rte_sheaf_stat id)
+{
+	return __atomic_load_n(&lc->stat[id], __ATOMIC_RELAXED);
 }
 
 /*

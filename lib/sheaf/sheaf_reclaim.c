@@ -130,6 +130,12 @@ sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n)
 }
 
 bool
+sheaf_reclaim_dry_held(const struct sheaf_slot *self, unsigned int n)
+{
+	return n > self->dry_have;
+}
+
+bool
 sheaf_reclaim_dry(const struct sheaf_pool *sp, const struct sheaf_slot *self,
 	unsigned int n, bool seen_short)
 {

@@ -74,6 +74,14 @@ bool sheaf_reclaim_dry(const struct sheaf_pool *sp,
 	const struct sheaf_slot *self, unsigned int n, bool seen_short);
 
 /*
+ * The same, with the hold taken as current without reading the TSC: for
+ * a get that follows, with no call of its lcore between, a look of its
+ * own lcore that held (DPDK's get for the call alone after a failed
+ * refill of its cache, sheaf_lcore.c).
+ */
+bool sheaf_reclaim_dry_held(const struct sheaf_slot *self, unsigned int n);
+
+/*
  * Serve the drain and give requests at lc's gate (lc held by its owner,
  * inside a call); keep: the objects the call needs of its own (a get's
  * n), which a give leaves it. Returns whether it served one.
