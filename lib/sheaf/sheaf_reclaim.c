@@ -146,7 +146,7 @@ sheaf_reclaim_dry(const struct sheaf_pool *sp, const struct sheaf_slot *self,
 	 * that let the next skip it (tried on 2026-12-04) let a get made
 	 * long after a held look fail without looking.
 	 */
-	return n > self->dry_have &&
+	return sheaf_reclaim_dry_held(self, n) &&
 		rte_rdtsc() - self->dry_tsc < sp->tun.dry_cycles &&
 		(seen_short || sheaf_reclaim_tiers_short(sp, n));
 }
