@@ -132,21 +132,19 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 			__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return false;
 	/*
-	 * A dead owner's last plain stores (its state word, deferred state,
-	 * acknowledgements) are released by nothing it ran: the kernel's
-	 * exit orders them before the look that found it dead, and this
-	 * fence orders our reads of the slot after that look, as
-	 * sheaf_tx_take_over()'s. The rolled-back transactions are
-	 * published by the lock words' releases (sheaf_tx.c).
-	 */
-	if (dead != 0)
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	/*
-	 * Full: our stores of busy and loads of gate (sheaf_slot_enter())
-	 * after the owner word, against a thief that marked the slot while
-	 * it still named the dead (its fence chosen for that owner; it
-	 * reads owner again after its fence: sheaf_ask_take()). Either it
-	 * sees us and leaves, or we see its mark.
+	 * Full, which covers both needs:
+	 * - acquire: a dead owner's last plain stores (its state word,
+	 *   deferred state, acknowledgements) are released by nothing it
+	 *   ran: the kernel's exit orders them before the look that found
+	 *   it dead, and this fence orders our reads of the slot after that
+	 *   look, as sheaf_tx_take_over()'s. The rolled-back transactions
+	 *   are published by the lock words' releases (sheaf_tx.c);
+	 * - store-load: our stores of busy and loads of gate
+	 *   (sheaf_slot_enter()) after the owner word, against a thief that
+	 *   marked the slot while it still named the dead (its fence chosen
+	 *   for that owner; it reads owner again after its fence:
+	 *   sheaf_ask_take()). Either it sees us and leaves, or we see its
+	 *   mark.
 	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	SHEAF_KILL("inherit.claimed");
