@@ -389,6 +389,80 @@ out:
 	return ret;
 }
 
+/*
+ * The fast counters' pending parts, in the busy word: a field that
+ * reaches 2^30 sends the next call out of line, which folds both fields
+ * into the counters; the sums are exact all along, and a reset zeroes
+ * them with counts pending.
+ */
+static int
+test_busy_counts_fold(void)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	struct sheaf_slot *lc = &sp->slot[rte_lcore_id()];
+	const uint64_t near = (UINT64_C(1) << 30) - 1;
+	const uint64_t gets = SHEAF_BUSY_FIELD << SHEAF_BUSY_GETS;
+	struct rte_sheaf_stats st0, st;
+	uint64_t b, alloc;
+	void *o[4];
+
+	/* Claimed, main holding objects: the put is fast. */
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, o, 4), "get");
+	rte_mempool_put_bulk(pool, o, 4);
+	b = __atomic_load_n(&lc->busy, __ATOMIC_RELAXED);
+	RTE_TEST_ASSERT(sheaf_busy_count(b, RTE_SHEAF_STAT_FREE_FAST) >= 4,
+		"busy 0x%" PRIx64 ": the fast put of 4 not pending", b);
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st0), "stats");
+	/* The gets' field one short of full. */
+	alloc = st0.count[RTE_SHEAF_STAT_ALLOC_FAST] -
+		sheaf_busy_count(b, RTE_SHEAF_STAT_ALLOC_FAST) + near;
+	__atomic_store_n(&lc->busy, (b & ~gets) | near << SHEAF_BUSY_GETS,
+		__ATOMIC_RELAXED);
+
+	/* A fast get fills it: full, counted. */
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get(pool, &o[0]), "get 1");
+	b = __atomic_load_n(&lc->busy, __ATOMIC_RELAXED);
+	RTE_TEST_ASSERT((b & SHEAF_BUSY_FULL) != 0,
+		"busy 0x%" PRIx64 ": the gets' field not full", b);
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_ALLOC_FAST], alloc + 1,
+		"alloc_fast with the field full");
+
+	/* The next goes out of line and folds both fields. */
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get(pool, &o[1]), "get 2");
+	b = __atomic_load_n(&lc->busy, __ATOMIC_RELAXED);
+	SHEAF_TEST_ASSERT_INT(b, 0, "busy after the fold");
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_ALLOC_FAST], alloc + 2,
+		"alloc_fast after the fold");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_FREE_FAST],
+		st0.count[RTE_SHEAF_STAT_FREE_FAST],
+		"free_fast after the fold");
+
+	/* Fast again: pending in the word. */
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get(pool, &o[2]), "get 3");
+	b = __atomic_load_n(&lc->busy, __ATOMIC_RELAXED);
+	SHEAF_TEST_ASSERT_INT(b, UINT64_C(1) << SHEAF_BUSY_GETS,
+		"busy after a fast get");
+
+	/* A reset with counts pending: zero, and counting from there. */
+	rte_mempool_put_bulk(pool, o, 3);
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_reset(pool), "reset");
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_ALLOC_FAST], 0,
+		"alloc_fast after a reset");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_FREE_FAST], 0,
+		"free_fast after a reset");
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get(pool, &o[0]), "get 4");
+	rte_mempool_put(pool, o[0]);
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_ALLOC_FAST], 1,
+		"alloc_fast after a reset and a get");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_FREE_FAST], 1,
+		"free_fast after a reset and a put");
+	return TEST_SUCCESS;
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_dead_mark_cleared_after_owner_look),
@@ -396,6 +470,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_barn_count_follows),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dry_look_ends_with_its_hold),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_refill_skip_once),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_busy_counts_fold),
 	SHEAF_TEST_CASES_END
 };
 

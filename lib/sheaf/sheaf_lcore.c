@@ -120,14 +120,10 @@ sheaf_lcore_adapt(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	unit = RTE_MAX((uint64_t)cap, lc->adapt_calls / SHEAF_ADAPT_EVERY);
 	lc->adapt_slow = 0;
 	lc->adapt_calls = 0;
-	moved = __atomic_load_n(&lc->stat[RTE_SHEAF_STAT_ALLOC_FAST],
-			__ATOMIC_RELAXED) +
-		__atomic_load_n(&lc->stat[RTE_SHEAF_STAT_FREE_FAST],
-			__ATOMIC_RELAXED) +
-		__atomic_load_n(&lc->stat[RTE_SHEAF_STAT_ALLOC_SLOW],
-			__ATOMIC_RELAXED) +
-		__atomic_load_n(&lc->stat[RTE_SHEAF_STAT_FREE_SLOW],
-			__ATOMIC_RELAXED);
+	moved = sheaf_slot_count(lc, RTE_SHEAF_STAT_ALLOC_FAST) +
+		sheaf_slot_count(lc, RTE_SHEAF_STAT_FREE_FAST) +
+		sheaf_slot_stat(lc, RTE_SHEAF_STAT_ALLOC_SLOW) +
+		sheaf_slot_stat(lc, RTE_SHEAF_STAT_FREE_SLOW);
 	/* Counters reset meanwhile (rte_sheaf_stats_reset()): look later. */
 	per = moved >= lc->adapt_moved ?
 		(moved - lc->adapt_moved) / SHEAF_ADAPT_EVERY : UINT64_MAX;

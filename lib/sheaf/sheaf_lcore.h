@@ -42,23 +42,24 @@ static __rte_always_inline int
 sheaf_pool_get(struct sheaf_pool *sp, void **objs, unsigned int n)
 {
 	struct sheaf_slot *lc = sheaf_slot_of(sp);
-	uint64_t w;
+	uint64_t w, b;
 	int ret = 0;
 
-	if (unlikely(!sheaf_slot_fast_ok(lc)))
+	if (unlikely(!sheaf_slot_fast_ok(lc, &b)))
 		return sheaf_pool_get_other(sp, objs, n);
-	if (unlikely(sheaf_slot_enter(lc) != 0)) {
-		sheaf_slot_leave(lc);
+	if (unlikely(sheaf_slot_enter_at(lc, b) != 0)) {
+		sheaf_slot_leave_at(lc, b);
 		return sheaf_pool_get_other(sp, objs, n);
 	}
 	w = sheaf_pair_state(lc);
 	if (likely(n <= sheaf_pair_msize(w))) {
 		sheaf_pair_pop(lc, w, objs, n);
-		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAST, n);
+		/* ALLOC_FAST: counted in the busy word the exit stores. */
+		b += (uint64_t)n << SHEAF_BUSY_GETS;
 	} else {
 		ret = sheaf_lcore_get_slow(sp, lc, objs, n);
 	}
-	sheaf_slot_leave(lc);
+	sheaf_slot_leave_at(lc, b);
 	return ret;
 }
 
@@ -67,22 +68,23 @@ static __rte_always_inline int
 sheaf_pool_put(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 {
 	struct sheaf_slot *lc = sheaf_slot_of(sp);
-	uint64_t w;
+	uint64_t w, b;
 
-	if (unlikely(!sheaf_slot_fast_ok(lc)))
+	if (unlikely(!sheaf_slot_fast_ok(lc, &b)))
 		return sheaf_pool_put_other(sp, objs, n);
-	if (unlikely(sheaf_slot_enter(lc) != 0)) {
-		sheaf_slot_leave(lc);
+	if (unlikely(sheaf_slot_enter_at(lc, b) != 0)) {
+		sheaf_slot_leave_at(lc, b);
 		return sheaf_pool_put_other(sp, objs, n);
 	}
 	w = sheaf_pair_state(lc);
 	if (likely(n <= sheaf_pair_room(lc, sheaf_pair_msize(w)))) {
 		sheaf_pair_push(lc, w, objs, n);
-		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_FAST, n);
+		/* FREE_FAST: counted in the busy word the exit stores. */
+		b += (uint64_t)n << SHEAF_BUSY_PUTS;
 	} else {
 		sheaf_lcore_put_slow(sp, lc, objs, n);
 	}
-	sheaf_slot_leave(lc);
+	sheaf_slot_leave_at(lc, b);
 	return 0;
 }
 
@@ -114,15 +116,16 @@ sheaf_lcore_free_deferred(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n)
 {
 	struct sheaf_slot *lc = sheaf_slot_of(sp);
+	uint64_t b;
 
-	if (sheaf_slot_fast_ok(lc)) {
-		if (sheaf_slot_enter(lc) == 0 &&
+	if (sheaf_slot_fast_ok(lc, &b)) {
+		if (sheaf_slot_enter_at(lc, b) == 0 &&
 				sheaf_deferred_fast(sp, lc, objs, n)) {
 			sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_DEFERRED, n);
-			sheaf_slot_leave(lc);
+			sheaf_slot_leave_at(lc, b);
 			return 0;
 		}
-		sheaf_slot_leave(lc);
+		sheaf_slot_leave_at(lc, b);
 	}
 	return sheaf_lcore_free_deferred_slow(sp, objs, n);
 }

@@ -235,10 +235,14 @@ sheaf_pool_arena(struct sheaf_pool *sp)
 static inline void
 sheaf_pool_layout_check(void)
 {
-	RTE_BUILD_BUG_ON(offsetof(struct sheaf_slot, stat) +
-		2 * sizeof(uint64_t) > RTE_CACHE_LINE_MIN_SIZE);
-	RTE_BUILD_BUG_ON(RTE_SHEAF_STAT_ALLOC_FAST >= 2 ||
-		RTE_SHEAF_STAT_FREE_FAST >= 2);
+	/* The fast path's words, in the slot's first line. */
+	RTE_BUILD_BUG_ON(offsetof(struct sheaf_slot, sheaf_sz) +
+		sizeof(uint32_t) > RTE_CACHE_LINE_MIN_SIZE);
+	/* A fast call adds at most a sheaf's count to a field short of
+	 * full (sheaf_pvt.h). */
+	RTE_BUILD_BUG_ON(SHEAF_SIZE_BITS >= 30);
+	RTE_BUILD_BUG_ON(SHEAF_BUSY_PUTS != SHEAF_BUSY_GETS + 31 ||
+		SHEAF_BUSY_PUTS + 31 != 64);
 }
 
 int

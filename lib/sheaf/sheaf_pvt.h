@@ -227,17 +227,27 @@ struct sheaf_slot {
 	/* Incarnation of the owning process, 0 while unclaimed; CAS. */
 	uint64_t owner;
 	void *arena;           /* the pool's arena; fixed */
-	/* Non-zero while the owner's thread is inside a call; owner only,
-	 * cleared with release (sheaf_slot.h). */
-	uint32_t busy;
+	/*
+	 * SHEAF_BUSY_CALL while the owner's thread is inside a call,
+	 * SHEAF_BUSY_HEIR while a thief empties the slot it inherited;
+	 * above them, the objects the fast paths moved since the owner's
+	 * last entry out of line (SHEAF_BUSY_GETS, _PUTS: the fast
+	 * counters' pending parts, in the word the fast path stores
+	 * anyway). Owner only; its exit from a call is a release
+	 * (sheaf_slot.h).
+	 */
+	uint64_t busy;
 	uint32_t gate;         /* SHEAF_GATE_*; atomic bit operations */
 	/* Objects main and spare fill to: owner (sheaf_lcore_adapt()),
 	 * relaxed stores; readers elsewhere load it relaxed. */
 	uint32_t capacity;
 	uint32_t barn;         /* index of the home barn; fixed */
 	uint32_t sheaf_sz;     /* bytes per arena sheaf; fixed */
-	uint32_t pad0;
-	/* Owner only, no atomics; the fast ones first (this line). */
+	/*
+	 * Owner only, no atomics. The fast counters (ALLOC_FAST,
+	 * FREE_FAST) hold what was folded out of busy; a slot's count is
+	 * the sum (sheaf_slot_count()).
+	 */
 	uint64_t stat[RTE_SHEAF_STAT_MAX];
 	/* Thief holding SHEAF_GATE_MARKED: its incarnation, 0 if none. */
 	uint64_t marker;
@@ -438,11 +448,52 @@ sheaf_home_of(const struct sheaf_pool *sp, const struct sheaf_slot *lc)
 	return lc != NULL ? lc->barn : sheaf_home_node(sp);
 }
 
-/* Counter id of slot lc, read by its holder. */
+/* Counter id of slot lc, read by its holder (not a fast counter). */
 static inline uint64_t
 sheaf_slot_stat(const struct sheaf_slot *lc, enum rte_sheaf_stat id)
 {
 	return __atomic_load_n(&lc->stat[id], __ATOMIC_RELAXED);
+}
+
+/*
+ * The busy word (struct sheaf_slot): bits 0-1 the call bits, then two
+ * 31-bit fields counting the objects the fast get and the fast put moved
+ * since the owner's last entry out of line. The fast path enters only
+ * while neither field has reached 2^30 (SHEAF_BUSY_FULL clear) and adds
+ * at most a sheaf's 12-bit count a call: a field never carries into the
+ * next. An entry out of line folds the fields into the counters.
+ */
+#define SHEAF_BUSY_CALL 0x1 /* the owner's thread is inside a call */
+#define SHEAF_BUSY_HEIR 0x2 /* a thief empties the slot it inherited */
+#define SHEAF_BUSY_BITS UINT64_C(0x3)
+#define SHEAF_BUSY_GETS 2   /* shift of the fast gets' objects */
+#define SHEAF_BUSY_PUTS 33  /* shift of the fast puts' objects */
+#define SHEAF_BUSY_FIELD ((UINT64_C(1) << 31) - 1)
+#define SHEAF_BUSY_FULL (UINT64_C(1) << (SHEAF_BUSY_GETS + 30) | \
+	UINT64_C(1) << (SHEAF_BUSY_PUTS + 30))
+
+/* The pending part of fast counter id in busy word b (0 for others). */
+static inline uint64_t
+sheaf_busy_count(uint64_t b, enum rte_sheaf_stat id)
+{
+	if (id == RTE_SHEAF_STAT_ALLOC_FAST)
+		return (b >> SHEAF_BUSY_GETS) & SHEAF_BUSY_FIELD;
+	if (id == RTE_SHEAF_STAT_FREE_FAST)
+		return (b >> SHEAF_BUSY_PUTS) & SHEAF_BUSY_FIELD;
+	return 0;
+}
+
+/*
+ * Counter id of slot lc: its word plus, for a fast counter, the part
+ * pending in busy. Exact for the owner's thread; racy for any other (a
+ * fold in between may count the part twice or not at all), as counters.
+ */
+static inline uint64_t
+sheaf_slot_count(const struct sheaf_slot *lc, enum rte_sheaf_stat id)
+{
+	return __atomic_load_n(&lc->stat[id], __ATOMIC_RELAXED) +
+		sheaf_busy_count(__atomic_load_n(&lc->busy, __ATOMIC_RELAXED),
+			id);
 }
 
 /*

@@ -148,7 +148,11 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	SHEAF_KILL("inherit.claimed");
-	/* The dead owner may have died inside a call. Owner only now. */
+	/*
+	 * The dead owner may have died inside a call. Owner only now: its
+	 * pending fast counts go to the counters.
+	 */
+	sheaf_slot_fold(v, __atomic_load_n(&v->busy, __ATOMIC_RELAXED));
 	__atomic_store_n(&v->busy, busy, __ATOMIC_RELAXED);
 	sheaf_slot_claimed_now(v, heir);
 	if (dead == 0)
@@ -164,6 +168,7 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 void
 sheaf_slot_disown(struct sheaf_slot *v)
 {
+	/* The heir's own word since it inherited: no fast counts. */
 	__atomic_store_n(&v->busy, 0, __ATOMIC_RELAXED);
 	/* Relaxed: published by the release below; the next owner's mb
 	 * counts once its sheaf_slot_claimed_now() names it. */
@@ -280,7 +285,7 @@ sheaf_slot_hold(struct sheaf_pool *sp, struct sheaf_slot **held)
 		return 0;
 	/* Relaxed: our own thread's (a handler's interrupted call) or
 	 * an heir's store, before the slot was ours. */
-	if (__atomic_load_n(&lc->busy, __ATOMIC_RELAXED) != 0)
+	if (__atomic_load_n(&lc->busy, __ATOMIC_RELAXED) & SHEAF_BUSY_BITS)
 		return -EBUSY;
 	if ((sheaf_slot_enter(lc) & SHEAF_GATE_MARKED) &&
 			!sheaf_slot_marked_stay(sp, lc)) {
@@ -383,15 +388,19 @@ sheaf_slot_fence(struct sheaf_pool *sp, bool global)
 	return 0;
 }
 
-/* Every call of the owner adds to at least one of its counters. */
+/*
+ * Every call of the owner adds to at least one of its counters, or to
+ * the fast counts of its busy word (a fold moves them from one to the
+ * other: it changes the sum, as the call making it).
+ */
 static uint64_t
 sheaf_slot_activity(const struct sheaf_slot *v)
 {
-	uint64_t sum = 0;
+	/* Racy reads of the owner's words: a hint. */
+	uint64_t sum = __atomic_load_n(&v->busy, __ATOMIC_RELAXED);
 	unsigned int k;
 
 	for (k = 0; k < RTE_SHEAF_STAT_MAX; k++)
-		/* Racy read of the owner's counters: a hint. */
 		sum += __atomic_load_n(&v->stat[k], __ATOMIC_RELAXED);
 	return sum;
 }

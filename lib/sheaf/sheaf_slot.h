@@ -67,10 +67,6 @@
 #include "sheaf_proc.h"
 #include "sheaf_pvt.h"
 
-/* Values of busy. */
-#define SHEAF_BUSY_CALL 0x1 /* the owner's thread is inside a call */
-#define SHEAF_BUSY_HEIR 0x2 /* a thief empties the slot it inherited */
-
 static __rte_always_inline struct sheaf_slot *
 sheaf_slot_of(struct sheaf_pool *sp)
 {
@@ -79,29 +75,38 @@ sheaf_slot_of(struct sheaf_pool *sp)
 	return id < RTE_MAX_LCORE ? &sp->slot[id] : NULL;
 }
 
-/* Whether the fast path may enter lc: ours, idle, nothing at the gate. */
+/*
+ * Whether the fast path may enter lc: ours, idle, its busy word's fields
+ * short of full, nothing at the gate. *b: the busy word, for
+ * sheaf_slot_enter_at() and sheaf_slot_leave_at().
+ */
 static __rte_always_inline bool
-sheaf_slot_fast_ok(const struct sheaf_slot *lc)
+sheaf_slot_fast_ok(const struct sheaf_slot *lc, uint64_t *b)
 {
 	/* Relaxed: other threads write owner and gate; a stale value
-	 * sends the call out of line, or to sheaf_slot_enter()'s look.
+	 * sends the call out of line, or to sheaf_slot_enter_at()'s look.
+	 * busy: the owner's own word (or a dead owner's heir's, before
+	 * the slot was ours).
 	 */
-	return lc != NULL &&
-		__atomic_load_n(&lc->owner, __ATOMIC_RELAXED) == sheaf_self &&
-		(__atomic_load_n(&lc->busy, __ATOMIC_RELAXED) |
-			__atomic_load_n(&lc->gate, __ATOMIC_RELAXED)) == 0;
+	if (lc == NULL ||
+			__atomic_load_n(&lc->owner, __ATOMIC_RELAXED) != sheaf_self)
+		return false;
+	*b = __atomic_load_n(&lc->busy, __ATOMIC_RELAXED);
+	return ((*b & (SHEAF_BUSY_BITS | SHEAF_BUSY_FULL)) |
+		__atomic_load_n(&lc->gate, __ATOMIC_RELAXED)) == 0;
 }
 
 /*
- * The owner enters its slot: busy, then a look at the gate (the owner's
- * half of the handshake above). Returns the gate: non-zero means the call
- * must go out of line (sheaf_slot_leave() first).
+ * The owner enters its slot: busy (b, its busy word outside a call, with
+ * SHEAF_BUSY_CALL), then a look at the gate (the owner's half of the
+ * handshake above). Returns the gate: non-zero means the call must go
+ * out of line (sheaf_slot_leave_at(lc, b) first).
  */
 static __rte_always_inline uint32_t
-sheaf_slot_enter(struct sheaf_slot *lc)
+sheaf_slot_enter_at(struct sheaf_slot *lc, uint64_t b)
 {
 	/* Relaxed: a thief reads it; ordered by the fence below. */
-	__atomic_store_n(&lc->busy, SHEAF_BUSY_CALL, __ATOMIC_RELAXED);
+	__atomic_store_n(&lc->busy, b | SHEAF_BUSY_CALL, __ATOMIC_RELAXED);
 	/*
 	 * Against a signal handler on this thread, a compiler barrier.
 	 * Against a thief, the store above and the load below are ordered
@@ -112,12 +117,52 @@ sheaf_slot_enter(struct sheaf_slot *lc)
 	return __atomic_load_n(&lc->gate, __ATOMIC_ACQUIRE);
 }
 
-/* The owner leaves its slot. */
+/*
+ * The owner leaves its slot: b, its busy word outside the call (the
+ * fast path's objects added).
+ */
 static __rte_always_inline void
-sheaf_slot_leave(struct sheaf_slot *lc)
+sheaf_slot_leave_at(struct sheaf_slot *lc, uint64_t b)
 {
 	/* Release: pairs with a thief's acquire of busy (sheaf_slot_quiet()). */
-	__atomic_store_n(&lc->busy, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&lc->busy, b, __ATOMIC_RELEASE);
+}
+
+/*
+ * The busy word's pending fast counts into the counters (the owner's
+ * thread, or the holder of a dead owner's slot): the word without them.
+ * A signal handler's call that interrupts the owner's between its load
+ * of busy and its store may have its fast counts lost or a fold counted
+ * twice: counters only.
+ */
+static inline uint64_t
+sheaf_slot_fold(struct sheaf_slot *lc, uint64_t b)
+{
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAST,
+		sheaf_busy_count(b, RTE_SHEAF_STAT_ALLOC_FAST));
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_FAST,
+		sheaf_busy_count(b, RTE_SHEAF_STAT_FREE_FAST));
+	return b & SHEAF_BUSY_BITS;
+}
+
+/*
+ * An entry out of line (sheaf_slot_hold()): the pending fast counts
+ * folded, then as sheaf_slot_enter_at(). Leave with sheaf_slot_leave().
+ */
+static inline uint32_t
+sheaf_slot_enter(struct sheaf_slot *lc)
+{
+	/* Relaxed: our own word (sheaf_slot_fast_ok()). */
+	return sheaf_slot_enter_at(lc, sheaf_slot_fold(lc,
+		__atomic_load_n(&lc->busy, __ATOMIC_RELAXED)));
+}
+
+/* The owner leaves its slot, entered by sheaf_slot_enter(). */
+static inline void
+sheaf_slot_leave(struct sheaf_slot *lc)
+{
+	sheaf_slot_leave_at(lc, __atomic_load_n(&lc->busy, __ATOMIC_RELAXED) &
+		~(uint64_t)SHEAF_BUSY_CALL);
 }
 
 /*
@@ -326,8 +371,9 @@ int sheaf_slot_fence(struct sheaf_pool *sp, bool global);
 static inline bool
 sheaf_slot_quiet(const struct sheaf_slot *v)
 {
-	/* Acquire: pairs with sheaf_slot_leave(). */
-	return __atomic_load_n(&v->busy, __ATOMIC_ACQUIRE) == 0;
+	/* Acquire: pairs with sheaf_slot_leave_at(). */
+	return (__atomic_load_n(&v->busy, __ATOMIC_ACQUIRE) &
+		SHEAF_BUSY_BITS) == 0;
 }
 
 /*

@@ -59,8 +59,7 @@ sheaf_stats_sum(const struct sheaf_pool *sp, struct rte_sheaf_stats *st)
 			/* Racy read of the owner's plain counter: not
 			 * critical, a stat may lag by one update.
 			 */
-			st->count[k] += __atomic_load_n(&sp->slot[i].stat[k],
-				__ATOMIC_RELAXED);
+			st->count[k] += sheaf_slot_count(&sp->slot[i], k);
 }
 
 void
@@ -70,9 +69,16 @@ sheaf_stats_reset(struct sheaf_pool *sp)
 
 	for (k = 0; k < RTE_SHEAF_STAT_MAX; k++)
 		__atomic_store_n(&sp->shared_stat[k], 0, __ATOMIC_RELAXED);
+	/*
+	 * A slot's fast counters to minus the part pending in its busy word
+	 * (the owner's alone to store): their sums read 0. Racy, as any
+	 * reset of a counter its owner counts on.
+	 */
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		for (k = 0; k < RTE_SHEAF_STAT_MAX; k++)
-			__atomic_store_n(&sp->slot[i].stat[k], 0,
+			__atomic_store_n(&sp->slot[i].stat[k],
+				-sheaf_busy_count(__atomic_load_n(
+					&sp->slot[i].busy, __ATOMIC_RELAXED), k),
 				__ATOMIC_RELAXED);
 }
 
