@@ -305,7 +305,7 @@ enum sheaf_first {
  * own words, its TSC. It moves nothing and takes no lock: a get may
  * take it before the call's brackets (sheaf_lcore_get_slow()).
  */
-static enum sheaf_first
+static __rte_always_inline enum sheaf_first
 sheaf_lcore_get_first(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	unsigned int n)
 {

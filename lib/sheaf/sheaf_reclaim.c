@@ -111,46 +111,6 @@ sheaf_reclaim_tiers(const struct sheaf_pool *sp)
 	return (uint64_t)sheaf_slab_count(sp) + sheaf_barn_count(sp);
 }
 
-bool
-sheaf_reclaim_tiers_short(const struct sheaf_pool *sp, unsigned int n)
-{
-	/* Behind DPDK's cache: count the objects (sheaf_reclaim.h). */
-	bool count = sp->mp->cache_size != 0;
-	uint64_t have = 0;
-	uint32_t b;
-
-	/* Racy, not critical: the full sheaves or the slabs may serve n. */
-	for (b = 0; b < sp->nb_nodes; b++) {
-		if (count)
-			have += sheaf_barn_nb_objs(sp, b);
-		else if (sheaf_barn_nb_full(sp, b) != 0)
-			return false;
-	}
-	return have < n && have + sheaf_slab_count(sp) < n;
-}
-
-bool
-sheaf_reclaim_dry_held(const struct sheaf_slot *self, unsigned int n)
-{
-	return n > self->dry_have;
-}
-
-bool
-sheaf_reclaim_dry(const struct sheaf_pool *sp, const struct sheaf_slot *self,
-	unsigned int n, bool seen_short)
-{
-	/*
-	 * The owner's own words first, then its TSC (a read costs tens
-	 * of cycles: 11 ns on the development VM, two ring dequeues),
-	 * then the shared counters. Every look reads the TSC: a look
-	 * that let the next skip it (tried on 2026-12-04) let a get made
-	 * long after a held look fail without looking.
-	 */
-	return sheaf_reclaim_dry_held(self, n) &&
-		rte_rdtsc() - self->dry_tsc < sp->tun.dry_cycles &&
-		(seen_short || sheaf_reclaim_tiers_short(sp, n));
-}
-
 /*
  * Slots other than self holding objects that may be asked, and how many
  * they hold. A slot whose owner ran short itself (entered a reclaim)

@@ -293,16 +293,6 @@ sheaf_slab_find(const struct sheaf_pool *sp, const void *obj, uint32_t *idx,
 	return (struct sheaf_slab *)(uintptr_t)s;
 }
 
-uint32_t
-sheaf_slab_count(const struct sheaf_pool *sp)
-{
-	uint32_t d, n = 0;
-
-	for (d = 0; d < sp->nb_nodes; d++)
-		n += sheaf_depot_nb_free(sp, d);
-	return n;
-}
-
 /* Objects laid out by the populate in progress, in the order laid. */
 struct sheaf_layout {
 	void **obj;

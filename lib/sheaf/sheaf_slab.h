@@ -50,6 +50,17 @@ sheaf_depot_nb_free(const struct sheaf_pool *sp, uint32_t d)
 	return __atomic_load_n(&sp->depot[d].nb_free, __ATOMIC_RELAXED);
 }
 
+/* Free objects in all slabs; racy, exact when quiet. */
+static inline uint32_t
+sheaf_slab_count(const struct sheaf_pool *sp)
+{
+	uint32_t d, n = 0;
+
+	for (d = 0; d < sp->nb_nodes; d++)
+		n += sheaf_depot_nb_free(sp, d);
+	return n;
+}
+
 /*
  * Take up to n (at most SHEAF_TX_OBJS) free objects of depot d, fullest
  * partial slab first, into objs. Returns the count taken.
@@ -111,7 +122,5 @@ void sheaf_slab_log_foreign(const struct sheaf_pool *sp, void * const *objs,
 struct sheaf_slab *sheaf_slab_find(const struct sheaf_pool *sp,
 	const void *obj, uint32_t *idx, uintptr_t *off);
 
-/* Free objects in all slabs; racy, exact when quiet. */
-uint32_t sheaf_slab_count(const struct sheaf_pool *sp);
 
 #endif /* _SHEAF_SLAB_H_ */
