@@ -76,24 +76,24 @@ sheaf_slot_of(struct sheaf_pool *sp)
 }
 
 /*
- * Whether the fast path may enter lc: ours, idle, its busy word's fields
- * short of full, nothing at the gate. *b: the busy word, for
- * sheaf_slot_enter_at() and sheaf_slot_leave_at().
+ * Whether the fast path may enter lc: ours, not inside a call, its busy
+ * word's fields short of full. *b: the busy word, for
+ * sheaf_slot_enter_at() and sheaf_slot_leave_at(). The gate is looked at
+ * once, by sheaf_slot_enter_at() (a look here too cost a load and an OR
+ * a call: local sheaf:0 1% slower, five pairs).
  */
 static __rte_always_inline bool
 sheaf_slot_fast_ok(const struct sheaf_slot *lc, uint64_t *b)
 {
-	/* Relaxed: other threads write owner and gate; a stale value
-	 * sends the call out of line, or to sheaf_slot_enter_at()'s look.
-	 * busy: the owner's own word (or a dead owner's heir's, before
-	 * the slot was ours).
+	/* Relaxed: other threads write owner; a stale value sends the
+	 * call out of line. busy: the owner's own word (or a dead
+	 * owner's heir's, before the slot was ours).
 	 */
 	if (lc == NULL ||
 			__atomic_load_n(&lc->owner, __ATOMIC_RELAXED) != sheaf_self)
 		return false;
 	*b = __atomic_load_n(&lc->busy, __ATOMIC_RELAXED);
-	return ((*b & (SHEAF_BUSY_BITS | SHEAF_BUSY_FULL)) |
-		__atomic_load_n(&lc->gate, __ATOMIC_RELAXED)) == 0;
+	return (*b & (SHEAF_BUSY_BITS | SHEAF_BUSY_FULL)) == 0;
 }
 
 /*
