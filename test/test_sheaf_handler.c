@@ -172,7 +172,7 @@ test_busy_slot_counts_reentrant(void)
 {
 	struct sheaf_slot *lc = my_slot();
 	struct rte_sheaf_stats st;
-	uint64_t before, w;
+	uint64_t before, w, b;
 	void *o[4];
 
 	/* The slot ours, with objects. */
@@ -181,13 +181,17 @@ test_busy_slot_counts_reentrant(void)
 	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats");
 	before = st.count[RTE_SHEAF_STAT_REENTRANT];
 	w = __atomic_load_n(&lc->state, __ATOMIC_RELAXED);
-	__atomic_store_n(&lc->busy, SHEAF_BUSY_CALL, __ATOMIC_RELAXED);
+	/* Inside a call, as the interrupted one: its fast counts kept. */
+	b = __atomic_load_n(&lc->busy, __ATOMIC_RELAXED);
+	__atomic_store_n(&lc->busy, b | SHEAF_BUSY_CALL, __ATOMIC_RELAXED);
 	alarm(HANG_S);
 	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, o, 4),
 		"get with the slot busy");
 	rte_mempool_put_bulk(pool, o, 4);
 	alarm(0);
-	__atomic_store_n(&lc->busy, 0, __ATOMIC_RELAXED);
+	SHEAF_TEST_ASSERT_INT(__atomic_load_n(&lc->busy, __ATOMIC_RELAXED),
+		b | SHEAF_BUSY_CALL, "the busy slot's busy word");
+	__atomic_store_n(&lc->busy, b, __ATOMIC_RELAXED);
 	SHEAF_TEST_ASSERT_INT(__atomic_load_n(&lc->state, __ATOMIC_RELAXED),
 		w, "the busy slot's state word");
 	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats");

@@ -88,6 +88,7 @@ test_dead_mark_cleared_after_owner_look(void)
 	struct sheaf_pool *sp = sheaf_pool_of(pool);
 	struct sheaf_slot *v = &sp->slot[1];
 	struct rte_sheaf_info info;
+	uint64_t b;
 	int ret;
 
 	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(fill_worker, NULL, 1),
@@ -103,7 +104,10 @@ test_dead_mark_cleared_after_owner_look(void)
 	 * serving. */
 	__atomic_store_n(&v->marker, dead_inc(1), __ATOMIC_RELAXED);
 	__atomic_fetch_or(&v->gate, SHEAF_GATE_MARKED, __ATOMIC_RELAXED);
+	/* As an heir stores it: lcore 1's fast counts folded. */
+	b = __atomic_load_n(&v->busy, __ATOMIC_RELAXED);
 	__atomic_store_n(&v->busy, SHEAF_BUSY_HEIR, __ATOMIC_RELAXED);
+	sheaf_slot_fold(v, b);
 	__atomic_store_n(&v->owner, dead_inc(1) | SHEAF_INC_HEIR,
 		__ATOMIC_RELEASE);
 

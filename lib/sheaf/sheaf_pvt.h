@@ -231,9 +231,10 @@ struct sheaf_slot {
 	 * SHEAF_BUSY_CALL while the owner's thread is inside a call,
 	 * SHEAF_BUSY_HEIR while a thief empties the slot it inherited;
 	 * above them, the objects the fast paths moved since the owner's
-	 * last entry out of line (SHEAF_BUSY_GETS, _PUTS: the fast
-	 * counters' pending parts, in the word the fast path stores
-	 * anyway). Owner only; its exit from a call is a release
+	 * last entry that held the slot out of line (SHEAF_BUSY_GETS,
+	 * _PUTS: the fast counters' pending parts, in the word the fast
+	 * path stores anyway). Writer: the owner's thread, or the heir of
+	 * a dead owner; the owner's exit from a call is a release
 	 * (sheaf_slot.h).
 	 */
 	uint64_t busy;
@@ -461,7 +462,8 @@ sheaf_slot_stat(const struct sheaf_slot *lc, enum rte_sheaf_stat id)
  * since the owner's last entry out of line. The fast path enters only
  * while neither field has reached 2^30 (SHEAF_BUSY_FULL clear) and adds
  * at most a sheaf's 12-bit count a call: a field never carries into the
- * next. An entry out of line folds the fields into the counters.
+ * next. An entry out of line that holds the slot (sheaf_slot_hold())
+ * folds the fields into the counters (sheaf_slot_fold()).
  */
 #define SHEAF_BUSY_CALL 0x1 /* the owner's thread is inside a call */
 #define SHEAF_BUSY_HEIR 0x2 /* a thief empties the slot it inherited */

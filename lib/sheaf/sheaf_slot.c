@@ -112,6 +112,7 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 {
 	uint64_t heir = busy == SHEAF_BUSY_HEIR ? sheaf_self | SHEAF_INC_HEIR :
 		sheaf_self;
+	uint64_t b;
 
 	/*
 	 * Its transactions undone, the slot is whole (single stores). An
@@ -140,7 +141,7 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 	 *   look, as sheaf_tx_take_over()'s. The rolled-back transactions
 	 *   are published by the lock words' releases (sheaf_tx.c);
 	 * - store-load: our stores of busy and loads of gate
-	 *   (sheaf_slot_enter()) after the owner word, against a thief that
+	 *   (sheaf_slot_enter_at()) after the owner word, against a thief that
 	 *   marked the slot while it still named the dead (its fence chosen
 	 *   for that owner; it reads owner again after its fence:
 	 *   sheaf_ask_take()). Either it sees us and leaves, or we see its
@@ -150,10 +151,12 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 	SHEAF_KILL("inherit.claimed");
 	/*
 	 * The dead owner may have died inside a call. Owner only now: its
-	 * pending fast counts go to the counters.
+	 * pending fast counts go to the counters (after the store:
+	 * sheaf_slot_fold()).
 	 */
-	sheaf_slot_fold(v, __atomic_load_n(&v->busy, __ATOMIC_RELAXED));
+	b = __atomic_load_n(&v->busy, __ATOMIC_RELAXED);
 	__atomic_store_n(&v->busy, busy, __ATOMIC_RELAXED);
+	sheaf_slot_fold(v, b);
 	sheaf_slot_claimed_now(v, heir);
 	if (dead == 0)
 		return true;
@@ -239,7 +242,7 @@ sheaf_slot_clear_dead_mark(struct sheaf_pool *sp, struct sheaf_slot *v,
 	 */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	SHEAF_KILL("mark.clearing");
-	/* Release: pairs with the owner's acquire of gate (sheaf_slot_enter(),
+	/* Release: pairs with the owner's acquire of gate (sheaf_slot_enter_at(),
 	 * sheaf_slot_marked_stay()): the slot as the thief left it. */
 	__atomic_fetch_and(&v->gate, ~SHEAF_GATE_MARKED, __ATOMIC_RELEASE);
 	/* Release: the bit is clear before a new thief can take marker (its

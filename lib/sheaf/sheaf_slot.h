@@ -18,8 +18,11 @@
  * after which the slot is whole: the owner changes it with single stores
  * only (sheaf_pair.h).
  *
- * Calls. The owner's thread sets busy on entry and loads gate, and clears
- * busy with a release on exit. gate carries what other threads want:
+ * Calls. The owner's thread sets busy's call bit (SHEAF_BUSY_CALL) on
+ * entry and loads gate, and stores busy without it, with a release, on
+ * exit; "outside a call" is (busy & SHEAF_BUSY_BITS) == 0 (the bits
+ * above count the fast path's objects, sheaf_pvt.h). gate carries what
+ * other threads want:
  *   - requests (SHEAF_GATE_DRAIN, _GIVE, _STAMP): a requester counts its
  *     request in the slot (req, getting a generation), then sets the
  *     kind's gate bit with a release. The owner, at its next call,
@@ -43,11 +46,12 @@
  *
  * Taking from a live owner (sheaf_slot_mark() + sheaf_slot_fence() +
  * sheaf_slot_quiet()) is an asymmetric Dekker handshake:
- *   owner: busy = 1;  [signal fence]  g = gate;     (acquire)
- *   thief: gate |= MARKED;  membarrier();  b = busy; (acquire)
+ *   owner: busy = b | CALL;  [signal fence]  g = gate;  (acquire)
+ *   thief: gate |= MARKED;  membarrier();  b = busy;     (acquire)
  * membarrier() runs a full barrier on every CPU running a thread of the
  * target processes, so either the owner sees the mark or the thief sees
- * busy. Once busy reads 0 after the fence, the owner is outside and every
+ * the call bit. Once busy's call bits read 0 after the fence, the owner
+ * is outside and every
  * later entry sees the mark: the slot is the thief's until unmarked. The
  * owner's release of busy pairs with the thief's acquire load; the
  * thief's release when it clears the mark (sheaf_slot_unmark()) pairs
@@ -129,32 +133,50 @@ sheaf_slot_leave_at(struct sheaf_slot *lc, uint64_t b)
 }
 
 /*
- * The busy word's pending fast counts into the counters (the owner's
- * thread, or the holder of a dead owner's slot): the word without them.
- * A signal handler's call that interrupts the owner's between its load
- * of busy and its store may have its fast counts lost or a fold counted
- * twice: counters only.
+ * Add the fast counts of b, a busy word whose holder has just stored it
+ * without them (the owner's thread, or the heir of a dead owner), to the
+ * counters. In that order: a death in between loses them (as a death
+ * inside a fast call loses its own), never counts them twice, and a
+ * signal handler that interrupts after the store finds the call bit set
+ * (its call goes out of line without folding). Release: pairs with
+ * sheaf_stats_reset()'s acquire; a reset that reads the new count reads
+ * busy without the fields. A handler's call that interrupts the owner's
+ * between its load of busy and its store may have its fast counts lost
+ * or a fold counted twice: counters only.
  */
-static inline uint64_t
+static inline void
 sheaf_slot_fold(struct sheaf_slot *lc, uint64_t b)
 {
-	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAST,
-		sheaf_busy_count(b, RTE_SHEAF_STAT_ALLOC_FAST));
-	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_FAST,
-		sheaf_busy_count(b, RTE_SHEAF_STAT_FREE_FAST));
-	return b & SHEAF_BUSY_BITS;
+	enum rte_sheaf_stat k[] = {
+		RTE_SHEAF_STAT_ALLOC_FAST, RTE_SHEAF_STAT_FREE_FAST
+	};
+	unsigned int i;
+	uint64_t v;
+
+	for (i = 0; i < RTE_DIM(k); i++) {
+		v = sheaf_busy_count(b, k[i]);
+		if (v != 0)
+			__atomic_store_n(&lc->stat[k[i]],
+				__atomic_load_n(&lc->stat[k[i]],
+					__ATOMIC_RELAXED) + v,
+				__ATOMIC_RELEASE);
+	}
 }
 
 /*
- * An entry out of line (sheaf_slot_hold()): the pending fast counts
- * folded, then as sheaf_slot_enter_at(). Leave with sheaf_slot_leave().
+ * An entry out of line (sheaf_slot_hold()): as sheaf_slot_enter_at(),
+ * the pending fast counts left out of the word stored, then folded into
+ * the counters. Leave with sheaf_slot_leave().
  */
 static inline uint32_t
 sheaf_slot_enter(struct sheaf_slot *lc)
 {
 	/* Relaxed: our own word (sheaf_slot_fast_ok()). */
-	return sheaf_slot_enter_at(lc, sheaf_slot_fold(lc,
-		__atomic_load_n(&lc->busy, __ATOMIC_RELAXED)));
+	uint64_t b = __atomic_load_n(&lc->busy, __ATOMIC_RELAXED);
+	uint32_t g = sheaf_slot_enter_at(lc, b & SHEAF_BUSY_BITS);
+
+	sheaf_slot_fold(lc, b);
+	return g;
 }
 
 /* The owner leaves its slot, entered by sheaf_slot_enter(). */

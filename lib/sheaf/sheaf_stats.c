@@ -56,10 +56,36 @@ sheaf_stats_sum(const struct sheaf_pool *sp, struct rte_sheaf_stats *st)
 			__ATOMIC_RELAXED);
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		for (k = 0; k < RTE_SHEAF_STAT_MAX; k++)
-			/* Racy read of the owner's plain counter: not
-			 * critical, a stat may lag by one update.
+			/* Racy reads of the owner's words: not critical,
+			 * a stat may lag by one update, or by a fast
+			 * count being folded (sheaf_slot_fold()).
 			 */
 			st->count[k] += sheaf_slot_count(&sp->slot[i], k);
+}
+
+/*
+ * Slot v's counter k to zero, as sheaf_slot_count() reads it: minus the
+ * fast count pending in busy (the owner's word, never stored here). By
+ * compare-and-swap from the value the pending count was read against: a
+ * fold (the fields cleared from busy, then added to the counter with a
+ * release) that lands in between fails the swap, and the next look reads
+ * busy after the acquire that saw it. A counter the owner's plain store
+ * overwrites right after keeps its old value: a lost reset, never a
+ * negative count.
+ */
+static void
+sheaf_stats_reset_slot(struct sheaf_slot *v, enum rte_sheaf_stat k)
+{
+	/* Acquire: pairs with sheaf_slot_fold()'s release. */
+	uint64_t s = __atomic_load_n(&v->stat[k], __ATOMIC_ACQUIRE);
+
+	/* Relaxed busy: read after the acquire above (or the failed
+	 * swap's, acquire as its success, which C11 requires). */
+	while (!__atomic_compare_exchange_n(&v->stat[k], &s,
+			-sheaf_busy_count(__atomic_load_n(&v->busy,
+				__ATOMIC_RELAXED), k), 0,
+			__ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+		;
 }
 
 void
@@ -69,17 +95,9 @@ sheaf_stats_reset(struct sheaf_pool *sp)
 
 	for (k = 0; k < RTE_SHEAF_STAT_MAX; k++)
 		__atomic_store_n(&sp->shared_stat[k], 0, __ATOMIC_RELAXED);
-	/*
-	 * A slot's fast counters to minus the part pending in its busy word
-	 * (the owner's alone to store): their sums read 0. Racy, as any
-	 * reset of a counter its owner counts on.
-	 */
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		for (k = 0; k < RTE_SHEAF_STAT_MAX; k++)
-			__atomic_store_n(&sp->slot[i].stat[k],
-				-sheaf_busy_count(__atomic_load_n(
-					&sp->slot[i].busy, __ATOMIC_RELAXED), k),
-				__ATOMIC_RELAXED);
+			sheaf_stats_reset_slot(&sp->slot[i], k);
 }
 
 const char *
