@@ -95,6 +95,13 @@
  * for a loaded machine.
  */
 #define WATCH_LIMIT_NS (3 * UINT64_C(1000000000))
+/*
+ * A process's start-up (EAL, a secondary's attach to the primary's
+ * memory and pool): no pool call, but a hang there left nothing to
+ * tell where it hung. Tens of seconds: ASan's start-up on a loaded
+ * machine, well inside CHILD_LIMIT_S.
+ */
+#define WATCH_START_LIMIT_NS (30 * UINT64_C(1000000000))
 /* A secondary's whole life, EAL start included: seconds. */
 #define CHILD_LIMIT_S 90
 
@@ -199,6 +206,7 @@ copy_str(char *dst, size_t len, const char *src)
 
 static struct {
 	uint64_t start[NB_THR];     /* ns; 0 while outside a call */
+	uint64_t limit[NB_THR];     /* ns: a hang past it aborts */
 	const char *what[NB_THR];
 	uint64_t worst;             /* longest call, ns */
 	char worst_what[24];
@@ -231,11 +239,11 @@ watch_thread(void *arg)
 			 * must not look like one that began long ago.
 			 */
 			now = now_ns();
-			if (s == 0 || s > now || now - s < WATCH_LIMIT_NS)
+			if (s == 0 || s > now || now - s < watch.limit[t])
 				continue;
 			printf("FAILED: watchdog: %s (thread %u) in pid %d blocked for %.1f s, more than %" PRIu64 " s\n",
 				watch.what[t], t, getpid(), (now - s) / 1e9,
-				WATCH_LIMIT_NS / 1000000000u);
+				watch.limit[t] / 1000000000u);
 			fflush(stdout);
 			abort();
 		}
@@ -257,11 +265,25 @@ watch_start(void)
 }
 
 static void
-watch_begin(unsigned int t, const char *what)
+watch_begin_limit(unsigned int t, const char *what, uint64_t limit)
 {
 	watch.what[t] = what;
-	/* Release: the watchdog reads what with the start time. */
+	watch.limit[t] = limit;
+	/* Release: the watchdog reads what and limit with the start time. */
 	__atomic_store_n(&watch.start[t], now_ns(), __ATOMIC_RELEASE);
+}
+
+static void
+watch_begin(unsigned int t, const char *what)
+{
+	watch_begin_limit(t, what, WATCH_LIMIT_NS);
+}
+
+/* A start-up step watched (not a pool call: no worst call). */
+static void
+watch_step_end(unsigned int t)
+{
+	__atomic_store_n(&watch.start[t], 0, __ATOMIC_RELEASE);
 }
 
 static void
@@ -917,8 +939,12 @@ secondary_main(char **args, bool clean)
 	unsigned int r = atoi(args[0]);
 	int ret;
 
-	if (r >= NB_REC || attach() < 0 || watch_start() < 0 ||
-			signal_setup() < 0)
+	if (r >= NB_REC)
+		return -1;
+	watch_begin_limit(0, "secondary attach", WATCH_START_LIMIT_NS);
+	ret = attach();
+	watch_step_end(0);
+	if (ret < 0 || signal_setup() < 0)
 		return -1;
 	w.rec = &ctl->rec[r];
 	w.mark = r + 1;
@@ -1913,7 +1939,7 @@ primary_main(int argc, char **argv)
 	self_exe[len] = '\0';
 	ctl = mz->addr;
 	memset(ctl, 0, sizeof(*ctl));
-	if (qsbr_make() < 0 || watch_start() < 0)
+	if (qsbr_make() < 0)
 		return -1;
 #ifdef KILL_APP_POINTS
 	if (strcmp(argv[0], "matrix") == 0 && argc >= 2)
@@ -1932,7 +1958,12 @@ main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	eal_args_save(argc, argv);
+	/* The watchdog from the start: EAL's start-up is watched too. */
+	if (watch_start() < 0)
+		return 1;
+	watch_begin_limit(0, "EAL start-up", WATCH_START_LIMIT_NS);
 	ret = rte_eal_init(argc, argv);
+	watch_step_end(0);
 	if (ret < 0) {
 		printf("SKIP: EAL init failed: %s\n", rte_strerror(rte_errno));
 		return 77;
