@@ -500,16 +500,24 @@ sheaf_slot_count(const struct sheaf_slot *lc, enum rte_sheaf_stat id)
 
 /*
  * Count v for item id in slot lc, whose holder is the only writer: a
- * relaxed load and store (no read-modify-write), as readers and a reset
- * on other threads read and store the word with relaxed atomics. A reset
- * racing with a count may be lost (rte_sheaf_stats_reset() says so).
+ * relaxed load and a store of the given order (no read-modify-write), as
+ * readers and a reset on other threads read and store the word with
+ * atomics. A reset racing with a count may be lost
+ * (rte_sheaf_stats_reset() says so).
  */
+static inline void
+sheaf_slot_stat_add_order(struct sheaf_slot *lc, enum rte_sheaf_stat id,
+	uint64_t v, int order)
+{
+	__atomic_store_n(&lc->stat[id],
+		__atomic_load_n(&lc->stat[id], __ATOMIC_RELAXED) + v, order);
+}
+
+/* The same, relaxed: a counter nobody reads for ordering. */
 static inline void
 sheaf_slot_stat_add(struct sheaf_slot *lc, enum rte_sheaf_stat id, uint64_t v)
 {
-	__atomic_store_n(&lc->stat[id],
-		__atomic_load_n(&lc->stat[id], __ATOMIC_RELAXED) + v,
-		__ATOMIC_RELAXED);
+	sheaf_slot_stat_add_order(lc, id, v, __ATOMIC_RELAXED);
 }
 
 /*

@@ -122,5 +122,4 @@ void sheaf_slab_log_foreign(const struct sheaf_pool *sp, void * const *objs,
 struct sheaf_slab *sheaf_slab_find(const struct sheaf_pool *sp,
 	const void *obj, uint32_t *idx, uintptr_t *off);
 
-
 #endif /* _SHEAF_SLAB_H_ */

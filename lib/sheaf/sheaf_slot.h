@@ -147,20 +147,16 @@ sheaf_slot_leave_at(struct sheaf_slot *lc, uint64_t b)
 static inline void
 sheaf_slot_fold(struct sheaf_slot *lc, uint64_t b)
 {
-	enum rte_sheaf_stat k[] = {
-		RTE_SHEAF_STAT_ALLOC_FAST, RTE_SHEAF_STAT_FREE_FAST
-	};
-	unsigned int i;
-	uint64_t v;
+	uint64_t gets = sheaf_busy_count(b, RTE_SHEAF_STAT_ALLOC_FAST);
+	uint64_t puts = sheaf_busy_count(b, RTE_SHEAF_STAT_FREE_FAST);
 
-	for (i = 0; i < RTE_DIM(k); i++) {
-		v = sheaf_busy_count(b, k[i]);
-		if (v != 0)
-			__atomic_store_n(&lc->stat[k[i]],
-				__atomic_load_n(&lc->stat[k[i]],
-					__ATOMIC_RELAXED) + v,
-				__ATOMIC_RELEASE);
-	}
+	/* None pending: no store (each store may overwrite a reset). */
+	if (gets != 0)
+		sheaf_slot_stat_add_order(lc, RTE_SHEAF_STAT_ALLOC_FAST, gets,
+			__ATOMIC_RELEASE);
+	if (puts != 0)
+		sheaf_slot_stat_add_order(lc, RTE_SHEAF_STAT_FREE_FAST, puts,
+			__ATOMIC_RELEASE);
 }
 
 /*
