@@ -1063,6 +1063,51 @@ test_stats_reset(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A fresh pool hands out packed objects: the first ones come from a few
+ * neighbouring slabs, not from every page (the short slab at the end of
+ * each page of a hugepage pool went first when depots bucketed slabs by
+ * free count: 512 objects spread over the whole pool). Then again after
+ * everything went back to the slabs.
+ */
+static int
+test_fresh_pool_packed(void)
+{
+	const unsigned int n = 8191, take = 512, b = 32, elt = 2176;
+	uintptr_t lo, hi, stride, limit;
+	unsigned int i, round;
+
+	objs = calloc(take, sizeof(*objs));
+	RTE_TEST_ASSERT_NOT_NULL(objs, "no memory");
+	pool = rte_sheaf_pool_create("sp_packed", n, elt, 0, 0,
+		SOCKET_ID_ANY, 0, NULL);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	stride = pool->header_size + pool->elt_size + pool->trailer_size;
+	/* Room for the take, a slab either side and a page break. */
+	limit = (take + 2 * 64) * stride + 2 * 1024 * 1024;
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < take; i += b)
+			RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool,
+				&objs[i], b), "round %u: get at %u failed",
+				round, i);
+		lo = UINTPTR_MAX;
+		hi = 0;
+		for (i = 0; i < take; i++) {
+			lo = RTE_MIN(lo, (uintptr_t)objs[i]);
+			hi = RTE_MAX(hi, (uintptr_t)objs[i]);
+		}
+		RTE_TEST_ASSERT(hi - lo < limit,
+			"round %u: %u objects span %zu bytes, expected < %zu (pool %zu)",
+			round, take, (size_t)(hi - lo), (size_t)limit,
+			(size_t)(n * stride));
+		rte_mempool_put_bulk(pool, objs, take);
+		SHEAF_TEST_CHECK(flush_to_slabs(pool));
+	}
+	SHEAF_TEST_CHECK(check_fresh(pool, n));
+	return TEST_SUCCESS;
+}
+
 /* n objects through the pool in bulks of b, all gets then all puts. */
 static int
 one_way(void **o, unsigned int n, unsigned int b)
@@ -1239,6 +1284,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_failed_get_keeps_table),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_get_oversize),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_contents_survive),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_fresh_pool_packed),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_free_releases_memory),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_default_capacity),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_config_validation),

@@ -16,7 +16,7 @@
  *   barn[nb_nodes]        per socket: stacks of full and of empty sheaves,
  *        |                the deferred FIFO, sheaves in transit; one lock
  *        |  objects, in transactions
- *   depot[nb_nodes]       per socket: partial slabs bucketed by free count,
+ *   depot[nb_nodes]       per socket: partial slabs bucketed by objects in use,
  *                         the deferred fallback queue; one lock
  *   slabs[nb_slabs]       runs of up to 64 objects at a constant stride
  *
@@ -176,16 +176,23 @@ struct sheaf_slab {
 	uint32_t depot;     /* depot (socket) it belongs to; fixed */
 };
 
+/* The bucket of slab s, which has a free object: its objects in use. */
+static inline uint32_t
+sheaf_slab_bucket(const struct sheaf_slab *s)
+{
+	return s->nb_objs - s->nb_free;
+}
+
 /*
  * Per-socket depot of slabs with free objects. Slabs sit in the bucket of
- * their free count, so refill finds the fullest partial slab (fewest free
- * objects) with one bit scan, keeping the working set compact.
+ * their objects in use (sheaf_slab_bucket()), so refill finds the fullest
+ * partial slab with one bit scan, keeping the working set compact.
  */
 struct sheaf_depot {
 	struct sheaf_txlock lock;
 	uint32_t nb_free;   /* free objects in slabs; lock, racy reads */
-	uint64_t nonempty;  /* bit k: bucket[k] (k + 1 free) non-empty */
-	uint32_t bucket[SHEAF_SLAB_OBJS]; /* list heads by free count - 1 */
+	uint64_t nonempty;  /* bit k: bucket[k] (k in use) non-empty */
+	uint32_t bucket[SHEAF_SLAB_OBJS]; /* list heads by objects in use */
 	/* Deferred fallback of this depot's objects (sheaf_deferred.c). */
 	uint32_t fb_head;
 	uint32_t fb_count;  /* racy reads are hints */

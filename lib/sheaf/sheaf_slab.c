@@ -18,9 +18,14 @@
  * for a binary search on free.
  *
  * Each socket has a depot: a lock, and the slabs with free objects in
- * buckets by free count. Refill takes from the fullest partial slab (the
- * fewest free objects) first, as SLUB prefers partial slabs, so fully free
- * slabs stay cold. Every store to a depot or its slabs is a journaled
+ * buckets by their objects in use. Refill takes from the fullest partial
+ * slab (the most objects in use) first, as SLUB prefers partial slabs, so
+ * free slabs stay cold and the objects in use packed. In use, not free:
+ * a chunk's last slab is short (a 2 MB page holds 936 objects of 2240
+ * bytes: 14 slabs and one of 40), and by free count the short slabs of
+ * every page would go first, spreading a fresh pool's first objects over
+ * all its pages, and the objects an app keeps cycling with them. Free
+ * slabs are taken newest first: at populate, the last slab cut. Every store to a depot or its slabs is a journaled
  * transaction store (sheaf_tx.h).
  */
 
@@ -66,12 +71,12 @@ sheaf_depot_of(struct sheaf_tx *tx, uint32_t d)
 	return &tx->sp->depot[d];
 }
 
-/* Bucket lists, in a transaction: link slab id by its nb_free. */
+/* Bucket lists, in a transaction: link slab id by its objects in use. */
 static void
 sheaf_depot_link(struct sheaf_tx *tx, struct sheaf_depot *dp, uint32_t id)
 {
 	struct sheaf_slab *slabs = tx->sp->slabs, *s = &slabs[id];
-	uint32_t k = s->nb_free - 1, head = dp->bucket[k];
+	uint32_t k = sheaf_slab_bucket(s), head = dp->bucket[k];
 
 	sheaf_tx_store32(tx, &s->prev, SHEAF_SLAB_NONE);
 	sheaf_tx_store32(tx, &s->next, head);
@@ -87,7 +92,7 @@ static void
 sheaf_depot_unlink(struct sheaf_tx *tx, struct sheaf_depot *dp, uint32_t id)
 {
 	struct sheaf_slab *slabs = tx->sp->slabs, *s = &slabs[id];
-	uint32_t k = s->nb_free - 1;
+	uint32_t k = sheaf_slab_bucket(s);
 
 	if (s->prev != SHEAF_SLAB_NONE)
 		sheaf_tx_store32(tx, &slabs[s->prev].next, s->next);
@@ -124,7 +129,7 @@ sheaf_depot_take(struct sheaf_tx *tx, uint32_t d, void **objs,
 
 	RTE_ASSERT(n <= SHEAF_TX_OBJS);
 	while (got < n && dp->nonempty != 0) {
-		uint32_t id = dp->bucket[(uint32_t)__builtin_ctzll(dp->nonempty)];
+		uint32_t id = dp->bucket[63 - (uint32_t)__builtin_clzll(dp->nonempty)];
 		const struct sheaf_slab *s = &tx->sp->slabs[id];
 		uint64_t mask = s->free_mask;
 
@@ -434,11 +439,11 @@ sheaf_layout_cut(struct sheaf_pool *sp, const struct sheaf_layout *l,
 		s->in_pool = s->free_mask;
 		dp = &sp->depot[s->depot];
 		s->prev = SHEAF_SLAB_NONE;
-		s->next = dp->bucket[s->nb_free - 1];
+		s->next = dp->bucket[0];
 		if (s->next != SHEAF_SLAB_NONE)
 			sp->slabs[s->next].prev = id;
-		dp->bucket[s->nb_free - 1] = id;
-		dp->nonempty |= UINT64_C(1) << (s->nb_free - 1);
+		dp->bucket[0] = id;
+		dp->nonempty |= UINT64_C(1);
 		dp->nb_free += s->nb_objs;
 	}
 	sheaf_slab_index(sp, first, nb_new);
