@@ -25,8 +25,9 @@
  * bytes: 14 slabs and one of 40), and by free count the short slabs of
  * every page would go first, spreading a fresh pool's first objects over
  * all its pages, and the objects an app keeps cycling with them. Free
- * slabs are taken newest first: at populate, the last slab cut. Every store to a depot or its slabs is a journaled
- * transaction store (sheaf_tx.h).
+ * slabs are taken newest first: at populate, the last slab cut. Every
+ * store to a depot or its slabs is a journaled transaction store
+ * (sheaf_tx.h).
  */
 
 #include <errno.h>
@@ -129,7 +130,9 @@ sheaf_depot_take(struct sheaf_tx *tx, uint32_t d, void **objs,
 
 	RTE_ASSERT(n <= SHEAF_TX_OBJS);
 	while (got < n && dp->nonempty != 0) {
-		uint32_t id = dp->bucket[63 - (uint32_t)__builtin_clzll(dp->nonempty)];
+		/* The highest bucket: the most objects in use. */
+		uint32_t id = dp->bucket[SHEAF_SLAB_OBJS - 1 -
+			(uint32_t)__builtin_clzll(dp->nonempty)];
 		const struct sheaf_slab *s = &tx->sp->slabs[id];
 		uint64_t mask = s->free_mask;
 
