@@ -56,6 +56,17 @@ set_eal_mem() {
 	esac
 }
 
+# shellcheck disable=SC2034 # EAL_MP_BASE is for the callers
+# EAL arguments of the tests whose secondaries map the primary's hugepage
+# memory: a fixed base for it, far from the libraries, above ASan's
+# shadow (which covers DPDK's default base, 4 GiB) and below its
+# allocator. Each secondary must map that memory at the primary's
+# addresses; left to ASLR, the libraries or ASan's mappings of a
+# secondary now and then sat there ("Cannot reserve ... at [addr]",
+# EAL init failed: the test skipped, 2 runs in 5 of sheaf_identity in
+# the ASan build).
+EAL_MP_BASE=(--base-virtaddr=0x200000000000)
+
 # A --file-prefix no other DPDK process on the machine uses, and its
 # clean-up at exit.
 new_file_prefix() {

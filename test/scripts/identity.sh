@@ -32,7 +32,8 @@ app=$1
 set_eal_mem huge 128
 new_file_prefix identity
 new_log identity
-eal=(--file-prefix "$FILE_PREFIX" --no-pci --log-level=lib.eal:error)
+eal=(--file-prefix "$FILE_PREFIX" --no-pci "${EAL_MP_BASE[@]}"
+	--log-level=lib.eal:error)
 sec=("$app" --proc-type=secondary -l 1 "${eal[@]}" --)
 go=$LOG.go
 CLEANUP+=("$LOG.primary" "$LOG.die" "$LOG.owner" "$LOG.zdie" "$LOG.zowner"

@@ -31,11 +31,8 @@ kill_setup() {
 	new_file_prefix kill
 	new_log "$2"
 	CLEANUP+=("$LOG.child")
-	# A fixed base for the hugepage memory, far from the libraries
-	# and from ASan's allocator: each secondary maps it at the same
-	# address, which ASLR would now and then have taken.
-	EAL=(-l 0 --file-prefix "$FILE_PREFIX" --no-pci
-		--base-virtaddr=0x200000000000 --log-level=lib.eal:error)
+	EAL=(-l 0 --file-prefix "$FILE_PREFIX" --no-pci "${EAL_MP_BASE[@]}"
+		--log-level=lib.eal:error)
 }
 
 # kill_run MODE ARGS...: run the primary (it starts the secondaries);

@@ -26,7 +26,8 @@ app=$1
 set_eal_mem huge 128
 new_file_prefix mp
 new_log multiprocess
-eal=(--file-prefix "$FILE_PREFIX" --no-pci --log-level=lib.eal:error)
+eal=(--file-prefix "$FILE_PREFIX" --no-pci "${EAL_MP_BASE[@]}"
+	--log-level=lib.eal:error)
 
 go=$LOG.go
 CLEANUP+=("$LOG.primary" "$LOG.sec1" "$LOG.sec0" "$LOG.kill" "$go")

@@ -21,7 +21,8 @@ app=$1
 set_eal_mem huge 128
 new_file_prefix signal
 new_log signal_storm
-eal=(--file-prefix "$FILE_PREFIX" --no-pci --log-level=lib.eal:error)
+eal=(--file-prefix "$FILE_PREFIX" --no-pci "${EAL_MP_BASE[@]}"
+	--log-level=lib.eal:error)
 go=$LOG.go
 CLEANUP+=("$LOG.primary" "$LOG.secondary" "$go")
 rm -f "$go"
