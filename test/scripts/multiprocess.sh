@@ -48,9 +48,9 @@ if ! grep -q "primary ready" "$LOG.primary"; then
 fi
 
 # run_secondary OUT LCORE-ARGS... -- MODE SECONDS: a secondary attaches
-# only where it can map the primary's memory at the same addresses; with
-# ASan's shadow mappings in the way that fails now and then (EAL init,
-# exit 77): try once more before giving up.
+# only where it can map the primary's memory at the same addresses
+# (EAL_MP_BASE keeps them clear); should that fail (EAL init, exit 77),
+# try once more before giving up.
 attach_failed=0
 run_secondary() {
 	local out=$1 rc
