@@ -279,7 +279,8 @@ watch_begin(unsigned int t, const char *what)
 	watch_begin_limit(t, what, WATCH_LIMIT_NS);
 }
 
-/* A start-up step watched (not a pool call: no worst call). */
+/* The end of a watched step; a start-up step's alone (not a pool call:
+ * no worst call). */
 static void
 watch_step_end(unsigned int t)
 {
@@ -291,7 +292,7 @@ watch_end(unsigned int t)
 {
 	uint64_t d = now_ns() - watch.start[t];
 
-	__atomic_store_n(&watch.start[t], 0, __ATOMIC_RELEASE);
+	watch_step_end(t);
 	if (d > watch.worst) {
 		watch.worst = d;
 		copy_str(watch.worst_what, sizeof(watch.worst_what),

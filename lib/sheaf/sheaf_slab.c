@@ -416,7 +416,7 @@ static void
 sheaf_layout_cut(struct sheaf_pool *sp, const struct sheaf_layout *l,
 	uintptr_t stride, uint32_t nb_new)
 {
-	uint32_t first = sp->nb_slabs, id = first, in_slab = 0;
+	uint32_t first = sp->nb_slabs, id = first, in_slab = 0, k;
 	struct sheaf_slab *s = NULL;
 	struct sheaf_depot *dp;
 	unsigned int i;
@@ -442,11 +442,12 @@ sheaf_layout_cut(struct sheaf_pool *sp, const struct sheaf_layout *l,
 		s->in_pool = s->free_mask;
 		dp = &sp->depot[s->depot];
 		s->prev = SHEAF_SLAB_NONE;
-		s->next = dp->bucket[0];
+		k = sheaf_slab_bucket(s);
+		s->next = dp->bucket[k];
 		if (s->next != SHEAF_SLAB_NONE)
 			sp->slabs[s->next].prev = id;
-		dp->bucket[0] = id;
-		dp->nonempty |= UINT64_C(1);
+		dp->bucket[k] = id;
+		dp->nonempty |= UINT64_C(1) << k;
 		dp->nb_free += s->nb_objs;
 	}
 	sheaf_slab_index(sp, first, nb_new);
