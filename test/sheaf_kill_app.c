@@ -76,6 +76,8 @@
 #define BARN 16
 #define ELT 64
 #define BULK_MAX (3 * CAP)
+/* DPDK's mempool cache in the cache rounds: a flush of 24 objects. */
+#define KILL_CACHE 16
 #define CTL_NAME "sheaf_kill_ctl"
 #define QSBR_NAME "sheaf_kill_qsbr"
 
@@ -127,6 +129,8 @@ struct kill_ctl {
 
 static struct kill_ctl *ctl;
 static struct rte_mempool *pool;
+/* DPDK's mempool cache of the pools made: 0, or KILL_CACHE (cache rounds). */
+static unsigned int pool_cache;
 static void *sorted[POOL_N]; /* the pool's objects by address */
 static unsigned int pool_n;
 
@@ -871,6 +875,35 @@ work_run(struct work *w, uint64_t steps)
 	return 0;
 }
 
+/*
+ * The cache rounds' workload: one object at a time through DPDK's cache
+ * of the lcore, up to three caches' worth and back, so that the cache
+ * refills from the pool and flushes to it, a flush moving
+ * KILL_CACHE * 3 / 2 objects through the slot's sheaves (CAP each).
+ */
+static int
+work_cache(struct work *w, uint64_t steps)
+{
+	uint64_t step;
+	bool up = true;
+	int ret;
+
+	for (step = 0; steps == 0 || step < steps; step++) {
+		__atomic_store_n(&w->rec->steps, step + 1, __ATOMIC_RELAXED);
+		if (w->nheld >= 3 * KILL_CACHE)
+			up = false;
+		else if (w->nheld == 0)
+			up = true;
+		ret = up ? work_get(w, 1) : work_give(w, 1, false);
+		if (ret < 0 || (up && ret == 0)) {
+			printf("FAILED: cache step %" PRIu64 " (%s)\n", step,
+				up ? "get" : "put");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Give everything back, the deferred frees included. */
 static int
 work_end(struct work *w)
@@ -930,11 +963,12 @@ attach(void)
 }
 
 /*
- * work|clean REC SEED STEPS: the workload, as secondary REC. A clean one
- * must also own its lcore's slot at the end.
+ * work|clean|cachework|cacheclean REC SEED STEPS: the workload (cache*:
+ * that of the cache rounds), as secondary REC. A clean one must also own its
+ * lcore's slot at the end.
  */
 static int
-secondary_main(char **args, bool clean)
+secondary_main(char **args, bool clean, bool cache)
 {
 	static struct work w;
 	unsigned int r = atoi(args[0]);
@@ -951,7 +985,10 @@ secondary_main(char **args, bool clean)
 	w.mark = r + 1;
 	w.rng = strtoull(args[1], NULL, 0) | 1;
 	__atomic_store_n(&w.rec->ready, 1, __ATOMIC_RELEASE);
-	ret = work_run(&w, strtoull(args[2], NULL, 0));
+	if (cache)
+		ret = work_cache(&w, strtoull(args[2], NULL, 0));
+	else
+		ret = work_run(&w, strtoull(args[2], NULL, 0));
 	if (ret == 0)
 		ret = work_end(&w);
 	if (ret == 0 && clean && !owns_slot())
@@ -1181,7 +1218,7 @@ pool_make(unsigned int i)
 	snprintf(ctl->pool, sizeof(ctl->pool), "sheaf_kill_%u", i);
 	memset(ctl->rec, 0, sizeof(ctl->rec));
 	memset(ctl->held, 0, sizeof(ctl->held));
-	pool = rte_sheaf_pool_create(ctl->pool, POOL_N, ELT, 0, 0,
+	pool = rte_sheaf_pool_create(ctl->pool, POOL_N, ELT, pool_cache, 0,
 		SOCKET_ID_ANY, 0, &cfg);
 	if (pool == NULL || rte_sheaf_rcu_attach(pool, qsbr) != 0) {
 		printf("FAILED: pool %s: %s\n", ctl->pool,
@@ -1646,6 +1683,16 @@ round_clean(uint64_t seed)
 	return -1;
 }
 
+/* The end of a round (ret: its verdict): why it failed, the pool freed. */
+static int
+round_end(int ret)
+{
+	if (ret < 0)
+		fail_dump();
+	pool_done();
+	return ret;
+}
+
 /* Take the pool back after the deaths, check, give it back. */
 static int
 round_check(const struct round *r, struct take *t, struct dead *d)
@@ -1687,12 +1734,9 @@ round_run(const struct round *r, unsigned int i)
 		stat_of(RTE_SHEAF_STAT_RECOVER),
 		stat_of(RTE_SHEAF_STAT_TAKEOVER), watch.worst / 1e6,
 		(now_ns() - t0) / 1e9);
-	pool_done();
-	return 0;
+	return round_end(0);
 fail:
-	fail_dump();
-	pool_done();
-	return -1;
+	return round_end(-1);
 }
 
 static bool
@@ -1743,6 +1787,157 @@ matrix_main(char **args, int nargs)
 	if (ran == 0 && from == 0)
 		printf("FAILED: no round matches %s\n", only);
 	return (ran == 0 && from == 0) || failed != 0 ? -1 : 0;
+}
+
+/*
+ * The cache rounds: a pool with DPDK's mempool cache, a secondary on
+ * lcore 1 dies inside a put that flushes the cache (a point of its
+ * ladder, the flush's cut included). The cache lives in the pool's
+ * shared memory and stays as the dead left it, for the next process on
+ * lcore id 1: no object may be both in it and in the pool. The primary
+ * takes the pool back and checks it against that cache, a clean
+ * secondary on lcore 1 then works (from that cache) and owns the slot,
+ * and the pool and cache are checked again.
+ */
+static const struct {
+	const char *point;
+	unsigned int after;
+	unsigned int lost;  /* objects a death there may lose */
+} cache_rounds[] = {
+	/* Inside the flush, a swap and a trade after chunks went in. */
+	{ "swap", 1, 0 },
+	{ "trade_put.lock", 1, 0 },
+	{ "trade_put.commit", 1, 0 },
+	{ "trade_put.unlock", 2, 0 },
+	{ "trade_put.store", 2, 0 },
+	/* The flush's own steps: the cut loses the chunk it cut. */
+	{ "push_table.copied", 2, 0 },
+	{ "push_table.cut", 2, CAP },
+};
+
+/* Steps before a secondary that did not die is a coverage failure. */
+#define CACHE_STEPS 4000
+
+/*
+ * The primary's take of the pool, checked against lcore 1's cache;
+ * *total: what the pool and that cache hold together.
+ */
+static int
+cache_check(struct take *t, unsigned int *total)
+{
+	const struct rte_mempool_cache *c = &pool->local_cache[1];
+	static uint8_t in_cache[POOL_N];
+	unsigned int i;
+	int idx;
+
+	if (take_all(t) < 0)
+		return -1;
+	memset(in_cache, 0, sizeof(in_cache));
+	for (i = 0; i < c->len; i++) {
+		idx = obj_index(c->objs[i]);
+		if (idx < 0 || in_cache[idx] || t->seen[idx] ||
+				ctl->held[idx] != 0) {
+			printf("FAILED: lcore 1's DPDK cache entry %u (%p): %s\n",
+				i, c->objs[i], idx < 0 ? "not an object of the pool" :
+				in_cache[idx] ? "twice in the cache" :
+				t->seen[idx] ? "also got from the pool: handed out twice" :
+				"held by the dead secondary");
+			return -1;
+		}
+		in_cache[idx] = 1;
+	}
+	*total = t->got + c->len;
+	put_all(t->objs, t->got);
+	return 0;
+}
+
+static int
+cache_round(unsigned int i)
+{
+	struct child c = {
+		"-l1", "cachework", 0, 0, CACHE_STEPS,
+		cache_rounds[i].point, cache_rounds[i].after
+	};
+	/* The cache workload: a signal handler's get or put would re-enter
+	 * DPDK's cache code, which is not async-signal-safe. */
+	const struct child cl = {
+		"-l1", "cacheclean", REC_CLEAN, 0, CLEAN_STEPS, NULL, 0
+	};
+	unsigned int max, min, first, again;
+	static struct take t;
+	struct dead d;
+	int st;
+
+	c.seed = i + 1;
+	if (truncate(child_log, 0) != 0 && errno != ENOENT)
+		printf("info: cannot truncate %s\n", child_log);
+	if (pool_make(1000 + i) < 0)
+		return -1;
+	st = child_run(&c);
+	if (!child_killed(st)) {
+		if (st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			printf("FAILED: coverage: %s@%u not reached in %u steps\n",
+				c.kill_at, c.after, CACHE_STEPS);
+		else
+			printf("FAILED: the secondary to kill at %s@%u %s\n",
+				c.kill_at, c.after, child_status(st));
+		goto fail;
+	}
+	dead_sum(1, &d);
+	if (cache_check(&t, &first) < 0)
+		goto fail;
+	max = POOL_N - d.held;
+	min = max - RTE_MIN(max, d.inflight + cache_rounds[i].lost);
+	if (first < min || first > max) {
+		printf("FAILED: objects in the pool and lcore 1's cache: got %u, expected %u to %u (the dead held %u, had %u in flight)\n",
+			first, min, max, d.held, d.inflight);
+		goto fail;
+	}
+	st = child_run(&cl);
+	if (!(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+			ctl->rec[REC_CLEAN].done)) {
+		printf("FAILED: the clean secondary on lcore 1 %s\n",
+			child_status(st));
+		goto fail;
+	}
+	if (cache_check(&t, &again) < 0)
+		goto fail;
+	if (again != first) {
+		printf("FAILED: objects after the clean secondary: got %u, expected %u\n",
+			again, first);
+		goto fail;
+	}
+	printf("cache round %u %s@%u ok: step %" PRIu64 ", %u of %u (held %u, in flight %u), recover %" PRIu64 ", takeover %" PRIu64 "\n",
+		i, c.kill_at, c.after, ctl->rec[0].steps, first, POOL_N,
+		d.held, d.inflight, stat_of(RTE_SHEAF_STAT_RECOVER),
+		stat_of(RTE_SHEAF_STAT_TAKEOVER));
+	return round_end(0);
+fail:
+	return round_end(-1);
+}
+
+/* cache LOG [POINT]: the cache rounds, or those at POINT. */
+static int
+cache_main(char **args, int nargs)
+{
+	unsigned int i, ran = 0, failed = 0;
+
+	child_log = args[0];
+	pool_cache = KILL_CACHE;
+	for (i = 0; i < RTE_DIM(cache_rounds); i++) {
+		if (nargs > 1 && strcmp(args[1], cache_rounds[i].point) != 0)
+			continue;
+		ran++;
+		printf("cache round %u %s@%u\n", i, cache_rounds[i].point,
+			cache_rounds[i].after);
+		if (cache_round(i) < 0) {
+			failed++;
+			printf("FAILED: cache round %u %s@%u\n", i,
+				cache_rounds[i].point, cache_rounds[i].after);
+		}
+	}
+	printf("cache: %u rounds, %u failed\n", ran, failed);
+	return ran == 0 || failed != 0 ? -1 : 0;
 }
 
 #endif /* KILL_APP_POINTS */
@@ -1915,7 +2110,7 @@ storm_main(char **args)
 static int
 usage(void)
 {
-	printf("usage: sheaf_kill_app EAL-ARGS -- matrix LOG [ROUND] [from=N] | storm LOG N SEED | work|clean REC SEED STEPS\n");
+	printf("usage: sheaf_kill_app EAL-ARGS -- matrix LOG [ROUND] [from=N] | cache LOG [POINT] | storm LOG N SEED | work|clean|cachework|cacheclean REC SEED STEPS\n");
 	return -1;
 }
 
@@ -1926,7 +2121,7 @@ primary_main(int argc, char **argv)
 	ssize_t len;
 
 #ifndef KILL_APP_POINTS
-	if (strcmp(argv[0], "matrix") == 0) {
+	if (strcmp(argv[0], "matrix") == 0 || strcmp(argv[0], "cache") == 0) {
 		printf("SKIP: no kill points in this build (kill_points=false)\n");
 		return 77;
 	}
@@ -1945,6 +2140,8 @@ primary_main(int argc, char **argv)
 #ifdef KILL_APP_POINTS
 	if (strcmp(argv[0], "matrix") == 0 && argc >= 2)
 		return matrix_main(argv + 1, argc - 1);
+	if (strcmp(argv[0], "cache") == 0 && argc >= 2)
+		return cache_main(argv + 1, argc - 1);
 #endif
 	if (strcmp(argv[0], "storm") == 0 && argc >= 4)
 		return storm_main(argv + 1);
@@ -1974,9 +2171,12 @@ main(int argc, char **argv)
 	if (argc < 2) {
 		ret = usage();
 	} else if (strcmp(argv[1], "work") == 0 ||
-			strcmp(argv[1], "clean") == 0) {
-		clean = strcmp(argv[1], "clean") == 0;
-		ret = argc < 5 ? usage() : secondary_main(argv + 2, clean);
+			strcmp(argv[1], "clean") == 0 ||
+			strcmp(argv[1], "cachework") == 0 ||
+			strcmp(argv[1], "cacheclean") == 0) {
+		clean = strstr(argv[1], "clean") != NULL;
+		ret = argc < 5 ? usage() : secondary_main(argv + 2, clean,
+			strncmp(argv[1], "cache", 5) == 0);
 	} else {
 		ret = primary_main(argc - 1, argv + 1);
 	}

@@ -48,4 +48,12 @@
 	X("lend.claimed")       /* a dead borrower's sheaf claimed, not back */ \
 	X("park.emptied")       /* a park record emptied, not freed */
 
+/*
+ * Points of a put that flushes DPDK's mempool cache: reached by the
+ * cache rounds of the kill app (a pool with a cache), not the matrix.
+ */
+#define SHEAF_KILL_POINTS_CACHE(X) \
+	X("push_table.copied")  /* cache flush: copied in, cache not cut */ \
+	X("push_table.cut")     /* cache flush: cache cut, count not stored */
+
 #endif /* _SHEAF_KILL_H_ */

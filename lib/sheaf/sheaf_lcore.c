@@ -214,11 +214,12 @@ sheaf_lcore_spill_main(struct sheaf_pool *sp, struct sheaf_slot *lc,
  * Put n objects into the slot, spilling main as it fills; what finds no
  * room there (no rung made progress: a lock refused, a re-entered call
  * past its spare) goes through the shared path. Returns the objects that
- * went there.
+ * went there. tlen: the length of the table objs when it is DPDK's cache
+ * of the caller's lcore (sheaf_lcore_cache_flush()), else NULL.
  */
 static unsigned int
 sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
-	void * const *objs, unsigned int n, bool reentered)
+	void * const *objs, unsigned int n, bool reentered, uint32_t *tlen)
 {
 	unsigned int t;
 	uint64_t w;
@@ -242,14 +243,29 @@ sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
 				break;
 			continue;
 		}
-		sheaf_pair_push(lc, w, objs, t);
-		objs += t;
+		if (tlen != NULL) {
+			/* From the end: what is left stays the table's head. */
+			sheaf_pair_push_table(lc, w, objs + n - t, t, tlen,
+				n - t);
+		} else {
+			sheaf_pair_push(lc, w, objs, t);
+			objs += t;
+		}
 		n -= t;
 	}
-	if (n != 0)
-		sheaf_shared_put(sp, objs, n);
+	if (n == 0)
+		return 0;
+	/*
+	 * The shared path's transactions move the objects a run at a time:
+	 * the table gives them all up first (a death inside loses the ones
+	 * not moved yet, never hands out twice the ones moved).
+	 */
+	if (tlen != NULL)
+		__atomic_store_n(tlen, 0, __ATOMIC_RELAXED);
+	sheaf_shared_put(sp, objs, n);
 	return n;
 }
+
 
 /* The put slow path inside a call's brackets. */
 static void
@@ -261,7 +277,10 @@ sheaf_lcore_put_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 
 	if (!reentered)
 		sheaf_lcore_adapt(sp, lc, n);
-	shared = sheaf_lcore_put_ladder(sp, lc, objs, n, reentered);
+	/* A handler's put never flushes the cache (DPDK's own code, which
+	 * it interrupted, may be halfway through it). */
+	shared = sheaf_lcore_put_ladder(sp, lc, objs, n, reentered,
+		reentered ? NULL : sheaf_lcore_cache_flush(lc, objs, n));
 
 	/* The shared path counted its own. */
 	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_SLOW, n - shared);
@@ -423,7 +442,7 @@ sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 			goto done;
 	}
 	/* All or nothing: what was taken goes back, the table is restored. */
-	sheaf_lcore_put_ladder(sp, lc, objs, got, reentered);
+	sheaf_lcore_put_ladder(sp, lc, objs, got, reentered, NULL);
 	sheaf_table_restore(&undo, objs, got);
 	sheaf_table_done(&undo);
 	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
@@ -501,7 +520,7 @@ sheaf_lcore_put_held(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		sheaf_lcore_put_in(sp, lc, objs, n);
 		return;
 	}
-	sheaf_pair_push(lc, w, objs, n);
+	sheaf_lcore_push(lc, w, objs, n);
 	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_FAST, n);
 }
 

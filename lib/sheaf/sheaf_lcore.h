@@ -37,6 +37,51 @@ int sheaf_pool_get_other(struct sheaf_pool *sp, void **objs, unsigned int n);
 int sheaf_pool_put_other(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n);
 
+/*
+ * The length of DPDK's mempool cache of the calling lcore when a put's
+ * table is that whole cache, else NULL: a flush of the cache, which
+ * DPDK 22.11 to 25.11 make at their flush threshold, passing the cache's
+ * objects and length and storing the new length after the call. The
+ * cache lives in the pool's shared memory: a process that dies inside
+ * the flush leaves it to the next process on its lcore id, as it
+ * stands. The flush therefore cuts the cache as objects leave it
+ * (sheaf_pair_push_table()). 26.07 flushes the older half and moves the
+ * rest down after the call, reading the length again: its table is not
+ * the whole cache, and is put as any other (doc/reliability.md).
+ */
+static __rte_always_inline uint32_t *
+sheaf_lcore_cache_flush(const struct sheaf_slot *lc, void * const *objs,
+	unsigned int n)
+{
+	struct rte_mempool_cache *c;
+
+	if (lc->dcache == NULL || objs != lc->dcache)
+		return NULL;
+	c = container_of(lc->dcache, struct rte_mempool_cache, objs[0]);
+	return c->len == n ? &c->len : NULL;
+}
+
+/*
+ * The fast path's put of n objects that fit main (w: the pair's state): a
+ * flush of the lcore's DPDK cache cuts it (sheaf_pair_push_table()).
+ */
+static __rte_always_inline void
+sheaf_lcore_push(struct sheaf_slot *lc, uint64_t w, void * const *objs,
+	unsigned int n)
+{
+	uint32_t *tlen;
+
+	if (likely(objs != lc->dcache)) {
+		sheaf_pair_push(lc, w, objs, n);
+		return;
+	}
+	tlen = sheaf_lcore_cache_flush(lc, objs, n);
+	if (tlen != NULL)
+		sheaf_pair_push_table(lc, w, objs, n, tlen, 0);
+	else
+		sheaf_pair_push(lc, w, objs, n);
+}
+
 /* The driver's dequeue: 0 or -ENOBUFS, all or nothing. */
 static __rte_always_inline int
 sheaf_pool_get(struct sheaf_pool *sp, void **objs, unsigned int n)
@@ -78,7 +123,7 @@ sheaf_pool_put(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 	}
 	w = sheaf_pair_state(lc);
 	if (likely(n <= sheaf_pair_room(lc, sheaf_pair_msize(w)))) {
-		sheaf_pair_push(lc, w, objs, n);
+		sheaf_lcore_push(lc, w, objs, n);
 		/* FREE_FAST: counted in the busy word the exit stores. */
 		b += (uint64_t)n << SHEAF_BUSY_PUTS;
 	} else {

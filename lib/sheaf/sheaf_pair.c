@@ -22,6 +22,8 @@ sheaf_pair_init(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t main,
 {
 	lc->arena = sp->arena;
 	lc->sheaf_sz = sp->sheaf_sz;
+	lc->dcache = sp->mp->cache_size == 0 ? NULL :
+		sp->mp->local_cache[lc - sp->slot].objs;
 	lc->capacity = sp->cfg.capacity;
 	lc->state = sheaf_st_make(main, 0, spare, 0);
 	lc->dstate = SHEAF_NONE << SHEAF_SIZE_BITS;

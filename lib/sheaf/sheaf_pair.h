@@ -188,6 +188,36 @@ sheaf_pair_push(struct sheaf_slot *lc, uint64_t w, void * const *objs,
 }
 
 /*
+ * As sheaf_pair_push(), for the last n objects of a table that another
+ * process may take over as it stands: DPDK's mempool cache of the
+ * caller's lcore id (sheaf_lcore.c), whose length *tlen is cut to left,
+ * in the cache's shared memory, before the count is stored. A death
+ * between the two leaves the n objects in neither (lost: n is at most a
+ * sheaf's room); the other order would leave them in both, and the next
+ * process on the lcore id would hand them out again.
+ */
+static inline void
+sheaf_pair_push_table(struct sheaf_slot *lc, uint64_t w, void * const *objs,
+	unsigned int n, uint32_t *tlen, uint32_t left)
+{
+	struct sheaf *m = sheaf_pair_sheaf(lc, w, SHEAF_MAIN);
+
+	sheaf_objs_copy(&m->objs[sheaf_pair_msize(w)], objs, n);
+	SHEAF_KILL("push_table.copied");
+	/*
+	 * The copy before the cut (a signal fence: this thread's order is
+	 * all a later process sees, once this one is dead). Relaxed: the
+	 * reader is this thread (DPDK's code after the call) or the next
+	 * process on the lcore id, after this one's death (its exit orders
+	 * every store before it); DPDK reads the field plainly.
+	 */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(tlen, left, __ATOMIC_RELAXED);
+	SHEAF_KILL("push_table.cut");
+	sheaf_pair_commit(lc, w + n);
+}
+
+/*
  * Prefetch the lines of half h a run of fast calls will touch: its
  * objects from the top down for gets, its room for puts. For a sheaf a
  * trade of a one-way flow brought in: another lcore filled or emptied

@@ -236,8 +236,8 @@ static inline void
 sheaf_pool_layout_check(void)
 {
 	/* The fast path's words, in the slot's first line. */
-	RTE_BUILD_BUG_ON(offsetof(struct sheaf_slot, sheaf_sz) +
-		sizeof(uint32_t) > RTE_CACHE_LINE_MIN_SIZE);
+	RTE_BUILD_BUG_ON(offsetof(struct sheaf_slot, dcache) +
+		sizeof(void **) > RTE_CACHE_LINE_MIN_SIZE);
 	/* A fast call adds at most a sheaf's count to a field short of
 	 * full (sheaf_pvt.h). */
 	RTE_BUILD_BUG_ON(SHEAF_SIZE_BITS >= 30);

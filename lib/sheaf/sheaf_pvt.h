@@ -252,6 +252,12 @@ struct sheaf_slot {
 	uint32_t barn;         /* index of the home barn; fixed */
 	uint32_t sheaf_sz;     /* bytes per arena sheaf; fixed */
 	/*
+	 * The objects of DPDK's mempool cache of this slot's lcore id, NULL
+	 * when the pool has none; fixed. A put of that table is a flush of
+	 * the cache (sheaf_lcore.c).
+	 */
+	void **dcache;
+	/*
 	 * Owner only, no atomics. The fast counters (ALLOC_FAST,
 	 * FREE_FAST) hold what was folded out of busy; a slot's count is
 	 * the sum (sheaf_slot_count()).

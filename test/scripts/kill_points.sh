@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The sheaf authors
 #
-# The kill-point matrix (test/sheaf_kill_app.c, mode "matrix"): for each
+# The cache rounds, then the kill-point matrix (test/sheaf_kill_app.c,
+# modes "cache" and "matrix"). The matrix: for each
 # kill point of lib/sheaf/sheaf_kill.h, on a fresh pool, a secondary dies
 # there (SIGKILL from the library, SHEAF_KILL_AT), the primary takes the
 # whole pool back and checks it, and a clean secondary on the dead one's
@@ -87,9 +88,25 @@ kill_summary() {
 	echo "(replay one: $0 APP ROUND-NAME)"
 }
 
+# The cache rounds (sheaf_kill_app.c, mode "cache"): a secondary dies
+# inside a put that flushes DPDK's mempool cache of its lcore; no object
+# may be both in that cache, which outlives it, and in the pool.
+kill_cache() {
+	local rc
+	kill_run cache "$LOG.child"
+	rc=$?
+	case $rc in
+	0) ;;
+	77) kill_end 77 ;;
+	*) fail "the cache rounds failed (exit $rc)" ;;
+	esac
+}
+
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	[ $# -ge 1 ] || fail "usage: $0 APP [ROUND]"
 	only=${2:-${SHEAF_KILL_ONLY:-}}
 	kill_setup "$1" kill_points
+	# A replay of one matrix round runs that round alone.
+	[ -n "$only" ] || kill_cache
 	kill_matrix
 fi
