@@ -6,7 +6,8 @@
 # install the packages, reserve 2 MiB hugepages and mount hugetlbfs.
 # python3-pyelftools and xz-utils build the DPDK releases of
 # scripts/dpdk.sh; build-essential to lintian build and check the
-# Debian packages (scripts/deb.sh).
+# Debian packages (scripts/deb.sh); dpdk-doc has the sources of DPDK's
+# example apps (test/scripts/dpdk_examples.sh).
 # Idempotent: a rerun skips apt when every package is present.
 # Hugepages are best effort: the tests also run with --no-huge.
 #
@@ -17,7 +18,7 @@
 set -euo pipefail
 
 PACKAGES=(
-	dpdk dpdk-dev libdpdk-dev libnuma-dev
+	dpdk dpdk-dev libdpdk-dev libnuma-dev dpdk-doc
 	meson ninja-build pkg-config gcc
 	libasan8 libubsan1
 	python3 python3-pyelftools python3-matplotlib
