@@ -266,7 +266,6 @@ sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	return n;
 }
 
-
 /* The put slow path inside a call's brackets. */
 static void
 sheaf_lcore_put_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
