@@ -118,7 +118,11 @@ wait_line() {
 start() {
 	local out=$1 pattern=$2 what=$3
 	shift 3
-	"${lb[@]}" "$@" > "$out" 2>&1 &
+	# Emptied first: the app's own redirection may come after the first
+	# look, which would find the last app's line (and the kill below
+	# land in this one's EAL start-up).
+	: > "$out"
+	"${lb[@]}" "$@" >> "$out" 2>&1 &
 	PID=$!
 	apps+=("$PID")
 	wait_line "$out" "$pattern" 30 "$PID" ||
