@@ -1636,6 +1636,23 @@ round_name(const struct round *r)
 	return buf;
 }
 
+/* Run c, which must die at its kill point: 0, or -1 said why not. */
+static int
+child_run_killed(const struct child *c)
+{
+	int st = child_run(c);
+
+	if (child_killed(st))
+		return 0;
+	if (st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		printf("FAILED: coverage: %s@%u not reached in %" PRIu64 " steps (seed %" PRIu64 ")\n",
+			c->kill_at, c->after, c->steps, c->seed);
+	else
+		printf("FAILED: the secondary to kill at %s@%u %s\n",
+			c->kill_at, c->after, child_status(st));
+	return -1;
+}
+
 /* Each stage's secondary must die at its point. */
 static int
 round_kill(const struct round *r)
@@ -1643,7 +1660,6 @@ round_kill(const struct round *r)
 	struct child c = { .mode = "work", .steps = MATRIX_STEPS };
 	const struct stage *s;
 	unsigned int k;
-	int st;
 
 	for (k = 0; k < r->nb; k++) {
 		s = &r->st[k];
@@ -1652,26 +1668,21 @@ round_kill(const struct round *r)
 		c.seed = stage_seed(s);
 		c.kill_at = s->point;
 		c.after = s->after;
-		st = child_run(&c);
-		if (child_killed(st))
-			continue;
-		if (st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
-			printf("FAILED: coverage: %s@%u not reached in %u steps (seed %" PRIu64 ")\n",
-				s->point, s->after, MATRIX_STEPS, c.seed);
-		else
-			printf("FAILED: the secondary to kill at %s@%u %s\n",
-				s->point, s->after, child_status(st));
-		return -1;
+		if (child_run_killed(&c) < 0)
+			return -1;
 	}
 	return 0;
 }
 
-/* After the deaths, a secondary on lcore 1 works, exits, owned the slot. */
+/*
+ * After the deaths, a secondary on lcore 1 works (mode: clean, or
+ * cacheclean), exits, owned the slot.
+ */
 static int
-round_clean(uint64_t seed)
+round_clean(const char *mode, uint64_t seed)
 {
 	const struct child c = {
-		"-l1", "clean", REC_CLEAN, seed, CLEAN_STEPS, NULL, 0
+		"-l1", mode, REC_CLEAN, seed, CLEAN_STEPS, NULL, 0
 	};
 	int st = child_run(&c);
 
@@ -1720,7 +1731,7 @@ round_run(const struct round *r, unsigned int i)
 	if (round_kill(r) < 0 || round_check(r, &t, &d) < 0)
 		goto fail;
 	first = t.got;
-	if (round_clean(stage_seed(&r->st[0]) + 7) < 0 ||
+	if (round_clean("clean", stage_seed(&r->st[0]) + 7) < 0 ||
 			round_check(r, &t, &d) < 0)
 		goto fail;
 	if (t.got != first) {
@@ -1858,31 +1869,17 @@ cache_round(unsigned int i)
 		"-l1", "cachework", 0, 0, CACHE_STEPS,
 		cache_rounds[i].point, cache_rounds[i].after
 	};
-	/* The cache workload: a signal handler's get or put would re-enter
-	 * DPDK's cache code, which is not async-signal-safe. */
-	const struct child cl = {
-		"-l1", "cacheclean", REC_CLEAN, 0, CLEAN_STEPS, NULL, 0
-	};
 	unsigned int max, min, first, again;
 	static struct take t;
 	struct dead d;
-	int st;
 
 	c.seed = i + 1;
 	if (truncate(child_log, 0) != 0 && errno != ENOENT)
 		printf("info: cannot truncate %s\n", child_log);
 	if (pool_make(1000 + i) < 0)
 		return -1;
-	st = child_run(&c);
-	if (!child_killed(st)) {
-		if (st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
-			printf("FAILED: coverage: %s@%u not reached in %u steps\n",
-				c.kill_at, c.after, CACHE_STEPS);
-		else
-			printf("FAILED: the secondary to kill at %s@%u %s\n",
-				c.kill_at, c.after, child_status(st));
+	if (child_run_killed(&c) < 0)
 		goto fail;
-	}
 	dead_sum(1, &d);
 	if (cache_check(&t, &first) < 0)
 		goto fail;
@@ -1893,14 +1890,9 @@ cache_round(unsigned int i)
 			first, min, max, d.held, d.inflight);
 		goto fail;
 	}
-	st = child_run(&cl);
-	if (!(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
-			ctl->rec[REC_CLEAN].done)) {
-		printf("FAILED: the clean secondary on lcore 1 %s\n",
-			child_status(st));
-		goto fail;
-	}
-	if (cache_check(&t, &again) < 0)
+	/* The cache workload: a signal handler's get or put would re-enter
+	 * DPDK's cache code, which is not async-signal-safe. */
+	if (round_clean("cacheclean", 0) < 0 || cache_check(&t, &again) < 0)
 		goto fail;
 	if (again != first) {
 		printf("FAILED: objects after the clean secondary: got %u, expected %u\n",

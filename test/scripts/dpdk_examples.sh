@@ -213,7 +213,6 @@ server_rx() {
 	grep -a 'Port 0 - rx:' "$outs" | tail -n 1 |
 		sed 's/.*rx: *\([0-9]*\).*/\1/'
 }
-killed=0
 taken=0
 for i in $(seq 1 "$kills"); do
 	# Killed once forwarding, not in its EAL start-up: DPDK's own
@@ -230,7 +229,6 @@ for i in $(seq 1 "$kills"); do
 		show_log "$outc"
 		fail "client $i exited $rc before it was killed (139: SIGSEGV, an mbuf handed out twice)"
 	fi
-	killed=$((killed + 1))
 	grep -aq 'slot taken over from dead process' "$outc" &&
 		taken=$((taken + 1))
 done
@@ -243,7 +241,7 @@ for t in 1 2 3 4 5 6 7 8 9 10; do
 done
 if ! kill -0 "$ps" 2> /dev/null || [ "${rx1:-0}" -le "${rx0:-0}" ]; then
 	show_log "$outs" 20
-	fail "mp_server stopped forwarding after $killed dead clients (rx $rx0 -> $rx1)"
+	fail "mp_server stopped forwarding after $kills dead clients (rx $rx0 -> $rx1)"
 fi
 stop "$ps"
 rc=$?
@@ -251,5 +249,5 @@ rc=$?
 # Each client after the first inherits its predecessor's slot.
 [ "$taken" -ge $((kills - 1)) ] ||
 	fail "client_server_mp: $taken of $((kills - 1)) clients took a dead one's slot over"
-info "client_server_mp: $killed clients killed while forwarding, $taken slots taken over, the server forwarding after them"
+info "client_server_mp: $kills clients killed while forwarding, $taken slots taken over, the server forwarding after them"
 echo "PASS: DPDK examples l2fwd, symmetric_mp, client_server_mp with sheaf"
