@@ -131,6 +131,8 @@ static struct kill_ctl *ctl;
 static struct rte_mempool *pool;
 /* DPDK's mempool cache of the pools made: 0, or KILL_CACHE (cache rounds). */
 static unsigned int pool_cache;
+/* rte_sheaf_config::flags of the pools made (cache rounds: validate). */
+static uint32_t pool_flags;
 static void *sorted[POOL_N]; /* the pool's objects by address */
 static unsigned int pool_n;
 
@@ -1210,6 +1212,7 @@ pool_make(unsigned int i)
 		.capacity = CAP,
 		.barn_max_full = BARN,
 		.barn_max_empty = BARN,
+		.flags = pool_flags,
 		/* Under the watchdog's limit: a time-out fails on its own. */
 		.barrier_timeout_ms = 2500,
 	};
@@ -1807,24 +1810,84 @@ matrix_main(char **args, int nargs)
  * shared memory and stays as the dead left it, for the next process on
  * lcore id 1: no object may be both in it and in the pool. The primary
  * takes the pool back and checks it against that cache, a clean
- * secondary on lcore 1 then works (from that cache) and owns the slot,
- * and the pool and cache are checked again.
+ * secondary on lcore 1 then works (from that cache) and owns the slot
+ * (but where the primary owns it), and the pool and cache are checked
+ * again. Variants: the slot owned by the live primary, so that the
+ * flush takes the shared path; a pool in validate mode, whose flush
+ * goes through the checks in batches.
  */
+/* Cache rounds: lcore 1's slot owned by the primary (the secondary's
+ * calls take the shared path); a pool in validate mode. */
+#define KC_SHARED 1u
+#define KC_VALIDATE 2u
+
+/* Objects one flush of DPDK's cache moves (a put of one object past the
+ * threshold of a cache of KILL_CACHE: 1.5 times its size). */
+#define KILL_FLUSH (KILL_CACHE * 3 / 2)
+
 static const struct {
 	const char *point;
 	unsigned int after;
 	unsigned int lost;  /* objects a death there may lose */
+	unsigned int how;   /* KC_* */
 } cache_rounds[] = {
 	/* Inside the flush, a swap and a trade after chunks went in. */
-	{ "swap", 1, 0 },
-	{ "trade_put.lock", 1, 0 },
-	{ "trade_put.commit", 1, 0 },
-	{ "trade_put.unlock", 2, 0 },
-	{ "trade_put.store", 2, 0 },
+	{ "swap", 1, 0, 0 },
+	{ "trade_put.lock", 1, 0, 0 },
+	{ "trade_put.commit", 1, 0, 0 },
+	{ "trade_put.unlock", 2, 0, 0 },
+	{ "trade_put.store", 2, 0, 0 },
 	/* The flush's own steps: the cut loses the chunk it cut. */
-	{ "push_table.copied", 2, 0 },
-	{ "push_table.cut", 2, CAP },
+	{ "push_table.copied", 2, 0, 0 },
+	{ "push_table.cut", 2, CAP, 0 },
+	/* The slot another live process's: the flush goes to the slabs,
+	 * the cache cut first (what is not moved yet is lost). */
+	{ "shared_give.store", 2, KILL_FLUSH, KC_SHARED },
+	{ "shared_give.commit", 1, KILL_FLUSH, KC_SHARED },
+	{ "shared_give.unlock", 1, 0, KC_SHARED },
+	/* Validate mode: the flush is checked in batches copied out of the
+	 * cache, each cut before it moves (a batch is lost). */
+	{ "validate.cut", 1, KILL_FLUSH, KC_VALIDATE },
+	{ "trade_put.store", 2, KILL_FLUSH, KC_VALIDATE },
 };
+
+/*
+ * The primary's thread that owns lcore 1's slot for the primary: it
+ * takes lcore id 1 by hand (rte_thread_register() refuses while
+ * multi-process is in use; the primary runs on lcore 0 alone).
+ */
+static void *
+own_slot1_thread(void *arg)
+{
+	int *ret = arg;
+	void *o;
+
+	RTE_PER_LCORE(_lcore_id) = 1;
+	/* No DPDK cache: the pool's own call, which claims slot 1. */
+	if (rte_mempool_generic_get(pool, &o, 1, NULL) != 0) {
+		printf("FAILED: get on lcore 1 of the primary\n");
+		*ret = -1;
+		return NULL;
+	}
+	rte_mempool_generic_put(pool, &o, 1, NULL);
+	*ret = 0;
+	return NULL;
+}
+
+/* Make lcore id 1's slot of the pool the primary's (alive meanwhile). */
+static int
+own_slot1(void)
+{
+	pthread_t th;
+	int ret = -1;
+
+	if (pthread_create(&th, NULL, own_slot1_thread, &ret) != 0) {
+		printf("FAILED: pthread_create\n");
+		return -1;
+	}
+	pthread_join(th, NULL);
+	return ret;
+}
 
 /* Steps before a secondary that did not die is a coverage failure. */
 #define CACHE_STEPS 4000
@@ -1876,8 +1939,12 @@ cache_round(unsigned int i)
 	c.seed = i + 1;
 	if (truncate(child_log, 0) != 0 && errno != ENOENT)
 		printf("info: cannot truncate %s\n", child_log);
+	pool_flags = cache_rounds[i].how & KC_VALIDATE ?
+		RTE_SHEAF_F_VALIDATE : 0;
 	if (pool_make(1000 + i) < 0)
 		return -1;
+	if ((cache_rounds[i].how & KC_SHARED) && own_slot1() < 0)
+		goto fail;
 	if (child_run_killed(&c) < 0)
 		goto fail;
 	dead_sum(1, &d);
@@ -1892,7 +1959,8 @@ cache_round(unsigned int i)
 	}
 	/* The cache workload: a signal handler's get or put would re-enter
 	 * DPDK's cache code, which is not async-signal-safe. */
-	if (round_clean("cacheclean", 0) < 0 || cache_check(&t, &again) < 0)
+	if (round_clean(cache_rounds[i].how & KC_SHARED ? "cachework" :
+			"cacheclean", 0) < 0 || cache_check(&t, &again) < 0)
 		goto fail;
 	if (again != first) {
 		printf("FAILED: objects after the clean secondary: got %u, expected %u\n",

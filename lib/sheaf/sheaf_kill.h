@@ -54,6 +54,7 @@
  */
 #define SHEAF_KILL_POINTS_CACHE(X) \
 	X("push_table.copied")  /* cache flush: copied in, cache not cut */ \
-	X("push_table.cut")     /* cache flush: cache cut, count not stored */
+	X("push_table.cut")     /* cache flush: cache cut, count not stored */ \
+	X("validate.cut")       /* validated flush: a batch checked and cut */
 
 #endif /* _SHEAF_KILL_H_ */

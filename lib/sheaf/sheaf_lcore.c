@@ -211,6 +211,25 @@ sheaf_lcore_spill_main(struct sheaf_pool *sp, struct sheaf_slot *lc,
 }
 
 /*
+ * sheaf_lcore_cache_flush() for a caller that may not own its lcore's
+ * slot: the length of the calling lcore's DPDK cache of the pool when
+ * objs is that whole cache (a flush), else NULL.
+ */
+static uint32_t *
+sheaf_lcore_cache_flush_any(const struct sheaf_pool *sp, void * const *objs,
+	unsigned int n)
+{
+	struct rte_mempool *mp = sp->mp;
+	unsigned int id = rte_lcore_id();
+	struct rte_mempool_cache *c;
+
+	if (mp->cache_size == 0 || id >= RTE_MAX_LCORE)
+		return NULL;
+	c = &mp->local_cache[id];
+	return objs == (void * const *)c->objs && c->len == n ? &c->len : NULL;
+}
+
+/*
  * Put n objects into the slot, spilling main as it fills; what finds no
  * room there (no rung made progress: a lock refused, a re-entered call
  * past its spare) goes through the shared path. Returns the objects that
@@ -256,13 +275,14 @@ sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	if (n == 0)
 		return 0;
 	/*
-	 * The shared path's transactions move the objects a run at a time:
-	 * the table gives them all up first (a death inside loses the ones
-	 * not moved yet, never hands out twice the ones moved).
+	 * The shared path's transactions move the objects a run at a time,
+	 * from the table's end: a flush of DPDK's cache is cut before each
+	 * run (sheaf_shared_put_table()).
 	 */
 	if (tlen != NULL)
-		__atomic_store_n(tlen, 0, __ATOMIC_RELAXED);
-	sheaf_shared_put(sp, objs, n);
+		sheaf_shared_put_table(sp, objs, n, tlen);
+	else
+		sheaf_shared_put(sp, objs, n);
 	return n;
 }
 
@@ -561,6 +581,7 @@ sheaf_lcore_put_route(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n)
 {
 	struct sheaf_slot *lc;
+	uint32_t *tlen;
 
 	sheaf_call_enter();
 	/* Populate's frees find the slot it holds busy: not a handler. */
@@ -570,7 +591,16 @@ sheaf_lcore_put_route(struct sheaf_pool *sp, void * const *objs,
 		sheaf_lcore_put_held(sp, lc, objs, n);
 		sheaf_slot_leave(lc);
 	} else {
-		sheaf_shared_put(sp, objs, n);
+		/*
+		 * The slot is not ours (another process's, or claimed by
+		 * nobody yet): a flush of DPDK's cache is cut as it goes,
+		 * as the ladder's shared fallback.
+		 */
+		tlen = sheaf_lcore_cache_flush_any(sp, objs, n);
+		if (tlen != NULL)
+			sheaf_shared_put_table(sp, objs, n, tlen);
+		else
+			sheaf_shared_put(sp, objs, n);
 	}
 	sheaf_call_leave(sp);
 }
@@ -590,16 +620,28 @@ sheaf_pool_put_other(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n)
 {
 	void *ok[SHEAF_VALIDATE_BATCH];
-	unsigned int done, t, k, bad = 0;
+	unsigned int left, base, t, k, bad = 0;
+	uint32_t *tlen;
 
 	if (likely(!sheaf_validate_on(sp)) || sheaf_slab_populating(sp)) {
 		sheaf_lcore_put_route(sp, objs, n);
 		return 0;
 	}
-	for (done = 0; done < n; done += t) {
-		t = RTE_MIN(n - done, (unsigned int)SHEAF_VALIDATE_BATCH);
-		k = sheaf_validate_put(sp, objs + done, t, ok);
+	/*
+	 * Checked in batches, each copied to ok[]: a flush of DPDK's cache
+	 * goes from the cache's end and cuts each batch off the cache once
+	 * copied, before it moves (the table the ladder sees is ok[]).
+	 */
+	tlen = sheaf_lcore_cache_flush_any(sp, objs, n);
+	for (left = n; left > 0; left -= t) {
+		t = RTE_MIN(left, (unsigned int)SHEAF_VALIDATE_BATCH);
+		base = tlen != NULL ? left - t : n - left;
+		k = sheaf_validate_put(sp, objs + base, t, ok);
 		bad += t - k;
+		if (tlen != NULL) {
+			sheaf_cache_cut(tlen, base);
+			SHEAF_KILL("validate.cut");
+		}
 		if (k != 0)
 			sheaf_lcore_put_route(sp, ok, k);
 	}

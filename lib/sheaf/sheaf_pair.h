@@ -204,15 +204,8 @@ sheaf_pair_push_table(struct sheaf_slot *lc, uint64_t w, void * const *objs,
 
 	sheaf_objs_copy(&m->objs[sheaf_pair_msize(w)], objs, n);
 	SHEAF_KILL("push_table.copied");
-	/*
-	 * The copy before the cut (a signal fence: this thread's order is
-	 * all a later process sees, once this one is dead). Relaxed: the
-	 * reader is this thread (DPDK's code after the call) or the next
-	 * process on the lcore id, after this one's death (its exit orders
-	 * every store before it); DPDK reads the field plainly.
-	 */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(tlen, left, __ATOMIC_RELAXED);
+	/* The copy before the cut, the cut before the count. */
+	sheaf_cache_cut(tlen, left);
 	SHEAF_KILL("push_table.cut");
 	sheaf_pair_commit(lc, w + n);
 }

@@ -548,4 +548,27 @@ sheaf_stat_add(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		__atomic_fetch_add(&sp->shared_stat[id], v, __ATOMIC_RELAXED);
 }
 
+/*
+ * Cut DPDK's mempool cache whose length is *tlen to its first left
+ * objects, when a put's table is that whole cache (a flush; see
+ * sheaf_lcore_cache_flush()): the objects past left have been copied out
+ * of it (into a sheaf, a batch) or are about to move into the pool.
+ * Either each object is in the cache or it has moved, never both: a
+ * death between the cut and the move loses the objects cut (at most a
+ * sheaf's capacity or a run of SHEAF_TX_OBJS), counted nowhere
+ * (doc/reliability.md). Relaxed: the reader is this thread (DPDK's code
+ * after the call) or the next process on the lcore id, after this one's
+ * death; the signal fences keep the store, in this thread's order, after
+ * the copies before it and before the moves after it, and a dead
+ * thread's order is all a later process sees of it (its exit orders its
+ * stores before the look that finds it dead).
+ */
+static inline void
+sheaf_cache_cut(uint32_t *tlen, uint32_t left)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(tlen, left, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 #endif /* _SHEAF_PVT_H_ */

@@ -302,6 +302,23 @@ sheaf_shared_give_run(struct sheaf_pool *sp, uint32_t d, void * const *objs,
 	return bad;
 }
 
+/* The table of a sheaf_shared_put_table(): its start and length. */
+struct sheaf_table_cut {
+	void * const *base;
+	uint32_t *tlen;
+};
+
+/* A run of a table, cut off the table first: the objects before it stay. */
+static unsigned int
+sheaf_shared_give_run_cut(struct sheaf_pool *sp, uint32_t d,
+	void * const *objs, unsigned int n, void *arg)
+{
+	const struct sheaf_table_cut *c = arg;
+
+	sheaf_cache_cut(c->tlen, (uint32_t)(objs - c->base));
+	return sheaf_shared_give_run(sp, d, objs, n, NULL);
+}
+
 unsigned int
 sheaf_shared_give(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 {
@@ -421,6 +438,25 @@ sheaf_shared_get(struct sheaf_pool *sp, void **objs, unsigned int n,
 	sheaf_table_done(&undo);
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
 	return -ENOBUFS;
+}
+
+void
+sheaf_shared_put_table(struct sheaf_pool *sp, void * const *objs,
+	unsigned int n, uint32_t *tlen)
+{
+	struct sheaf_table_cut c = { objs, tlen };
+	unsigned int bad = 0;
+
+	if (unlikely(sheaf_slab_populating(sp)))
+		return; /* not a cache: the populate helper's table */
+	/* Runs go from the table's end (sheaf_slab_each_run()). */
+	bad += sheaf_slab_each_run(sp, objs, n, sheaf_shared_give_run_cut,
+		&c, &bad);
+	/* What was refused (not the pool's) leaves the cache too. */
+	sheaf_cache_cut(tlen, 0);
+	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_SLOW, n - bad);
+	if (bad != 0)
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, bad);
 }
 
 void

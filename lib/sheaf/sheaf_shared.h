@@ -69,6 +69,15 @@ void sheaf_shared_put(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n);
 
 /*
+ * Shared-path put of a table that is the caller's whole DPDK cache of the
+ * pool, whose length is *tlen (a flush): the cache is cut before each
+ * run moves (sheaf_cache_cut()), from its end, and is empty at the
+ * return.
+ */
+void sheaf_shared_put_table(struct sheaf_pool *sp, void * const *objs,
+	unsigned int n, uint32_t *tlen);
+
+/*
  * Brackets of every out-of-line call: the thread's call depth (a signal
  * handler's calls are deeper), and on leaving the outermost call, what
  * handlers of the thread parked meanwhile in records of the pool goes to
