@@ -148,10 +148,10 @@ static void
 sheaf_rcu_fallback(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void * const *objs, unsigned int n)
 {
-	unsigned int bad = 0, queued = 0;
+	unsigned int bad, queued = 0;
 
-	bad += sheaf_slab_each_run(sp, objs, n, sheaf_rcu_fallback_run,
-		&queued, &bad);
+	bad = sheaf_slab_each_run(sp, objs, n, sheaf_rcu_fallback_run,
+		&queued);
 	sheaf_stat_add(sp, lc, RTE_SHEAF_STAT_DEFERRED_FALLBACK, queued);
 	sheaf_stat_add(sp, lc, RTE_SHEAF_STAT_FREE_INVALID, bad);
 }

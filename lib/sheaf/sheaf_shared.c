@@ -322,11 +322,7 @@ sheaf_shared_give_run_cut(struct sheaf_pool *sp, uint32_t d,
 unsigned int
 sheaf_shared_give(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 {
-	unsigned int bad = 0;
-
-	bad += sheaf_slab_each_run(sp, objs, n, sheaf_shared_give_run, NULL,
-		&bad);
-	return bad;
+	return sheaf_slab_each_run(sp, objs, n, sheaf_shared_give_run, NULL);
 }
 
 /*
@@ -445,13 +441,12 @@ sheaf_shared_put_table(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n, uint32_t *tlen)
 {
 	struct sheaf_table_cut c = { objs, tlen };
-	unsigned int bad = 0;
+	unsigned int bad;
 
 	if (unlikely(sheaf_slab_populating(sp)))
 		return; /* not a cache: the populate helper's table */
 	/* Runs go from the table's end (sheaf_slab_each_run()). */
-	bad += sheaf_slab_each_run(sp, objs, n, sheaf_shared_give_run_cut,
-		&c, &bad);
+	bad = sheaf_slab_each_run(sp, objs, n, sheaf_shared_give_run_cut, &c);
 	/* What was refused (not the pool's) leaves the cache too. */
 	sheaf_cache_cut(tlen, 0);
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_SLOW, n - bad);

@@ -199,7 +199,7 @@ sheaf_slab_depot_run(const struct sheaf_pool *sp, void * const *objs,
 
 unsigned int
 sheaf_slab_each_run(struct sheaf_pool *sp, void * const *objs, unsigned int n,
-	sheaf_slab_run_fn fn, void *arg, unsigned int *bad)
+	sheaf_slab_run_fn fn, void *arg)
 {
 	unsigned int run, sum = 0;
 	uint32_t d;
@@ -212,7 +212,7 @@ sheaf_slab_each_run(struct sheaf_pool *sp, void * const *objs, unsigned int n,
 			continue;
 		}
 		sheaf_slab_log_foreign(sp, &objs[n], run);
-		*bad += run;
+		sum += run;
 	}
 	return sum;
 }

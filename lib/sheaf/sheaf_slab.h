@@ -91,11 +91,11 @@ typedef unsigned int (*sheaf_slab_run_fn)(struct sheaf_pool *sp, uint32_t d,
 
 /*
  * Split objs[0..n) into runs of one depot each, from the end, and call fn
- * on each; pointers that are no objects of the pool are logged and
- * counted in *bad. Returns fn's results, summed.
+ * on each. Returns the pointers refused: fn's results summed, and the
+ * pointers that are no objects of the pool (logged).
  */
 unsigned int sheaf_slab_each_run(struct sheaf_pool *sp, void * const *objs,
-	unsigned int n, sheaf_slab_run_fn fn, void *arg, unsigned int *bad);
+	unsigned int n, sheaf_slab_run_fn fn, void *arg);
 
 /*
  * Send objs[0..*size), an array only the caller changes (a sheaf in
