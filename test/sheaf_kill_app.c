@@ -1840,8 +1840,9 @@ static const struct {
 	/* The flush's own steps: the cut loses the chunk it cut. */
 	{ "push_table.copied", 2, 0, 0 },
 	{ "push_table.cut", 2, CAP, 0 },
-	/* The slot another live process's: the flush goes to the slabs,
-	 * the cache cut first (what is not moved yet is lost). */
+	/* The slot another live process's: the flush goes to the slabs a
+	 * run at a time, each cut off the cache before its transaction
+	 * (a run rolled back is lost). */
 	{ "shared_give.store", 2, KILL_FLUSH, KC_SHARED },
 	{ "shared_give.commit", 1, KILL_FLUSH, KC_SHARED },
 	{ "shared_give.unlock", 1, 0, KC_SHARED },

@@ -295,7 +295,7 @@ test_park_holding_depot(void)
 	alarm(HANG_S);
 	sheaf_call_enter();
 	nb_objs -= PARK_N;
-	sheaf_shared_put(sp, objs + nb_objs, PARK_N);
+	sheaf_shared_put(sp, objs + nb_objs, PARK_N, NULL);
 	sheaf_call_leave(sp);
 	alarm(0);
 	sheaf_tx_end(&tx);
@@ -343,9 +343,9 @@ test_park_two_pools(void)
 	alarm(HANG_S);
 	sheaf_call_enter();
 	nb_objs -= PARK_N;
-	sheaf_shared_put(sp, objs + nb_objs, PARK_N);
+	sheaf_shared_put(sp, objs + nb_objs, PARK_N, NULL);
 	n2 -= PARK_N;
-	sheaf_shared_put(sp2, objs2 + n2, PARK_N);
+	sheaf_shared_put(sp2, objs2 + n2, PARK_N, NULL);
 	sheaf_call_leave(sp);
 	alarm(0);
 	sheaf_tx_end(&tx2);

@@ -210,6 +210,17 @@ sheaf_lcore_spill_main(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	return sheaf_pair_room(lc, sheaf_pair_msize(sheaf_pair_state(lc))) != 0;
 }
 
+/* The calling lcore's DPDK cache of the pool, or NULL: none. */
+static inline struct rte_mempool_cache *
+sheaf_lcore_dcache(const struct sheaf_pool *sp)
+{
+	unsigned int id = rte_lcore_id();
+
+	if (sp->mp->cache_size == 0 || id >= RTE_MAX_LCORE)
+		return NULL;
+	return &sp->mp->local_cache[id];
+}
+
 /*
  * sheaf_lcore_cache_flush() for a caller that may not own its lcore's
  * slot: the length of the calling lcore's DPDK cache of the pool when
@@ -219,14 +230,10 @@ static uint32_t *
 sheaf_lcore_cache_flush_any(const struct sheaf_pool *sp, void * const *objs,
 	unsigned int n)
 {
-	struct rte_mempool *mp = sp->mp;
-	unsigned int id = rte_lcore_id();
-	struct rte_mempool_cache *c;
+	struct rte_mempool_cache *c = sheaf_lcore_dcache(sp);
 
-	if (mp->cache_size == 0 || id >= RTE_MAX_LCORE)
-		return NULL;
-	c = &mp->local_cache[id];
-	return objs == (void * const *)c->objs && c->len == n ? &c->len : NULL;
+	return c != NULL && objs == (void * const *)c->objs && c->len == n ?
+		&c->len : NULL;
 }
 
 /*
@@ -277,12 +284,9 @@ sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	/*
 	 * The shared path's transactions move the objects a run at a time,
 	 * from the table's end: a flush of DPDK's cache is cut before each
-	 * run (sheaf_shared_put_table()).
+	 * run (sheaf_shared_put()).
 	 */
-	if (tlen != NULL)
-		sheaf_shared_put_table(sp, objs, n, tlen);
-	else
-		sheaf_shared_put(sp, objs, n);
+	sheaf_shared_put(sp, objs, n, tlen);
 	return n;
 }
 
@@ -379,14 +383,10 @@ sheaf_lcore_get_first(struct sheaf_pool *sp, struct sheaf_slot *lc,
 static inline bool
 sheaf_lcore_cache_refill(const struct sheaf_pool *sp, void * const *objs)
 {
-	const struct rte_mempool *mp = sp->mp;
-	unsigned int id = rte_lcore_id();
-	const struct rte_mempool_cache *c;
+	const struct rte_mempool_cache *c = sheaf_lcore_dcache(sp);
 
-	if (mp->cache_size == 0 || id >= RTE_MAX_LCORE)
-		return false;
-	c = &mp->local_cache[id];
-	return objs >= c->objs && objs < c->objs + RTE_DIM(c->objs);
+	return c != NULL && objs >= c->objs &&
+		objs < c->objs + RTE_DIM(c->objs);
 }
 
 /*
@@ -581,7 +581,6 @@ sheaf_lcore_put_route(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n)
 {
 	struct sheaf_slot *lc;
-	uint32_t *tlen;
 
 	sheaf_call_enter();
 	/* Populate's frees find the slot it holds busy: not a handler. */
@@ -596,11 +595,8 @@ sheaf_lcore_put_route(struct sheaf_pool *sp, void * const *objs,
 		 * nobody yet): a flush of DPDK's cache is cut as it goes,
 		 * as the ladder's shared fallback.
 		 */
-		tlen = sheaf_lcore_cache_flush_any(sp, objs, n);
-		if (tlen != NULL)
-			sheaf_shared_put_table(sp, objs, n, tlen);
-		else
-			sheaf_shared_put(sp, objs, n);
+		sheaf_shared_put(sp, objs, n,
+			sheaf_lcore_cache_flush_any(sp, objs, n));
 	}
 	sheaf_call_leave(sp);
 }

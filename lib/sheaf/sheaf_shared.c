@@ -302,7 +302,7 @@ sheaf_shared_give_run(struct sheaf_pool *sp, uint32_t d, void * const *objs,
 	return bad;
 }
 
-/* The table of a sheaf_shared_put_table(): its start and length. */
+/* The table of a sheaf_shared_put() of a cache: its start and length. */
 struct sheaf_table_cut {
 	void * const *base;
 	uint32_t *tlen;
@@ -429,7 +429,7 @@ sheaf_shared_get(struct sheaf_pool *sp, void **objs, unsigned int n,
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_ALLOC_SLOW, n);
 		return 0;
 	}
-	sheaf_shared_put(sp, objs, got);
+	sheaf_shared_put(sp, objs, got, NULL);
 	sheaf_table_restore(&undo, objs, got);
 	sheaf_table_done(&undo);
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
@@ -437,31 +437,23 @@ sheaf_shared_get(struct sheaf_pool *sp, void **objs, unsigned int n,
 }
 
 void
-sheaf_shared_put_table(struct sheaf_pool *sp, void * const *objs,
-	unsigned int n, uint32_t *tlen)
+sheaf_shared_put(struct sheaf_pool *sp, void * const *objs, unsigned int n,
+	uint32_t *tlen)
 {
 	struct sheaf_table_cut c = { objs, tlen };
 	unsigned int bad;
 
 	if (unlikely(sheaf_slab_populating(sp)))
-		return; /* not a cache: the populate helper's table */
-	/* Runs go from the table's end (sheaf_slab_each_run()). */
-	bad = sheaf_slab_each_run(sp, objs, n, sheaf_shared_give_run_cut, &c);
-	/* What was refused (not the pool's) leaves the cache too. */
-	sheaf_cache_cut(tlen, 0);
-	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_SLOW, n - bad);
-	if (bad != 0)
-		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, bad);
-}
-
-void
-sheaf_shared_put(struct sheaf_pool *sp, void * const *objs, unsigned int n)
-{
-	unsigned int bad;
-
-	if (unlikely(sheaf_slab_populating(sp)))
 		return; /* the populate helper's: recorded already */
-	bad = sheaf_shared_give(sp, objs, n);
+	if (tlen == NULL) {
+		bad = sheaf_shared_give(sp, objs, n);
+	} else {
+		/* Runs go from the table's end (sheaf_slab_each_run()). */
+		bad = sheaf_slab_each_run(sp, objs, n,
+			sheaf_shared_give_run_cut, &c);
+		/* What was refused (not the pool's) leaves the cache too. */
+		sheaf_cache_cut(tlen, 0);
+	}
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_SLOW, n - bad);
 	if (bad != 0)
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, bad);

@@ -64,17 +64,13 @@ unsigned int sheaf_shared_give(struct sheaf_pool *sp, void * const *objs,
 int sheaf_shared_get(struct sheaf_pool *sp, void **objs, unsigned int n,
 	bool reentered);
 
-/* Shared-path put. */
-void sheaf_shared_put(struct sheaf_pool *sp, void * const *objs,
-	unsigned int n);
-
 /*
- * Shared-path put of a table that is the caller's whole DPDK cache of the
- * pool, whose length is *tlen (a flush): the cache is cut before each
- * run moves (sheaf_cache_cut()), from its end, and is empty at the
- * return.
+ * Shared-path put. tlen: NULL, or the length of the caller's DPDK cache
+ * of the pool when objs is that whole cache (a flush): the cache is then
+ * cut before each run moves (sheaf_cache_cut()), from its end, and is
+ * empty at the return.
  */
-void sheaf_shared_put_table(struct sheaf_pool *sp, void * const *objs,
+void sheaf_shared_put(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n, uint32_t *tlen);
 
 /*
