@@ -125,6 +125,9 @@ struct kill_ctl {
 	 * the secondary holding it. Atomic.
 	 */
 	uint8_t held[POOL_N];
+	/* Its address: a pointer no pool holds, freed into DPDK's cache by
+	 * the workload "cachebad" (a validated pool refuses it). */
+	uint64_t bogus;
 };
 
 static struct kill_ctl *ctl;
@@ -408,6 +411,11 @@ work_get(struct work *w, unsigned int n)
 	rec_call(w, "get", n);
 	ret = rte_mempool_get_bulk(pool, objs, n);
 	rec_ret(w);
+	/* The bogus pointer a dead "cachebad" left in the cache: dropped. */
+	if (ret == 0 && n == 1 && objs[0] == &ctl->bogus) {
+		rec_idle(w);
+		return 1;
+	}
 	if (ret == 0) {
 		if (mark(w, objs, n, 0, w->mark) < 0)
 			return -1;
@@ -882,9 +890,12 @@ work_run(struct work *w, uint64_t steps)
  * of the lcore, up to three caches' worth and back, so that the cache
  * refills from the pool and flushes to it, a flush moving
  * KILL_CACHE * 3 / 2 objects through the slot's sheaves (CAP each).
+ * bad: each way down starts with a free of ctl->bogus into the cache,
+ * which leaves it with the next flush (a pool in validate mode refuses
+ * it there: the flush takes its batch path).
  */
 static int
-work_cache(struct work *w, uint64_t steps)
+work_cache(struct work *w, uint64_t steps, bool bad)
 {
 	uint64_t step;
 	bool up = true;
@@ -892,10 +903,13 @@ work_cache(struct work *w, uint64_t steps)
 
 	for (step = 0; steps == 0 || step < steps; step++) {
 		__atomic_store_n(&w->rec->steps, step + 1, __ATOMIC_RELAXED);
-		if (w->nheld >= 3 * KILL_CACHE)
+		if (w->nheld >= 3 * KILL_CACHE) {
+			if (up && bad)
+				rte_mempool_put(pool, &ctl->bogus);
 			up = false;
-		else if (w->nheld == 0)
+		} else if (w->nheld == 0) {
 			up = true;
+		}
 		ret = up ? work_get(w, 1) : work_give(w, 1, false);
 		if (ret < 0 || (up && ret == 0)) {
 			printf("FAILED: cache step %" PRIu64 " (%s)\n", step,
@@ -965,12 +979,12 @@ attach(void)
 }
 
 /*
- * work|clean|cachework|cacheclean REC SEED STEPS: the workload (cache*:
- * that of the cache rounds), as secondary REC. A clean one must also own its
- * lcore's slot at the end.
+ * work|clean|cachework|cachebad|cacheclean REC SEED STEPS: the workload
+ * (cache*: that of the cache rounds), as secondary REC. A clean one must
+ * also own its lcore's slot at the end.
  */
 static int
-secondary_main(char **args, bool clean, bool cache)
+secondary_main(char **args, bool clean, bool cache, bool bad)
 {
 	static struct work w;
 	unsigned int r = atoi(args[0]);
@@ -988,7 +1002,7 @@ secondary_main(char **args, bool clean, bool cache)
 	w.rng = strtoull(args[1], NULL, 0) | 1;
 	__atomic_store_n(&w.rec->ready, 1, __ATOMIC_RELEASE);
 	if (cache)
-		ret = work_cache(&w, strtoull(args[2], NULL, 0));
+		ret = work_cache(&w, strtoull(args[2], NULL, 0), bad);
 	else
 		ret = work_run(&w, strtoull(args[2], NULL, 0));
 	if (ret == 0)
@@ -1825,31 +1839,63 @@ matrix_main(char **args, int nargs)
  * threshold of a cache of KILL_CACHE: 1.5 times its size). */
 #define KILL_FLUSH (KILL_CACHE * 3 / 2)
 
+/* A flush in validate mode holding a pointer it refuses (cachebad). */
+#define KC_BAD 4u
+
+/*
+ * What a death at a round's point loses, besides its put's own object
+ * (in flight): RTE_SHEAF_STAT_LOST after the round, and the objects
+ * missing from the pool and lcore 1's cache together.
+ */
+enum kc_loss {
+	KL_NONE,     /* none lost, none counted */
+	KL_COUNTED,  /* some lost (at most the bound), each counted */
+	KL_OVER,     /* none lost, some counted (at most the bound) */
+	KL_UNCOUNTED /* at most the bound lost, none counted */
+};
+
 static const struct {
 	const char *point;
 	unsigned int after;
-	unsigned int lost;  /* objects a death there may lose */
+	enum kc_loss loss;
+	unsigned int bound;
 	unsigned int how;   /* KC_* */
 } cache_rounds[] = {
 	/* Inside the flush, a swap and a trade after chunks went in. */
-	{ "swap", 1, 0, 0 },
-	{ "trade_put.lock", 1, 0, 0 },
-	{ "trade_put.commit", 1, 0, 0 },
-	{ "trade_put.unlock", 2, 0, 0 },
-	{ "trade_put.store", 2, 0, 0 },
-	/* The flush's own steps: the cut loses the chunk it cut. */
-	{ "push_table.copied", 2, 0, 0 },
-	{ "push_table.cut", 2, CAP, 0 },
+	{ "swap", 1, KL_NONE, 0, 0 },
+	{ "trade_put.lock", 1, KL_NONE, 0, 0 },
+	{ "trade_put.commit", 1, KL_NONE, 0, 0 },
+	{ "trade_put.unlock", 2, KL_NONE, 0, 0 },
+	{ "trade_put.store", 2, KL_NONE, 0, 0 },
+	/* The flush's own steps: the run cut and not counted in main is
+	 * lost, counted by the heir; a death between the record and the
+	 * cut counts a run the cache still holds. */
+	{ "push_table.copied", 2, KL_NONE, 0, 0 },
+	{ "push_table.noted", 2, KL_OVER, CAP, 0 },
+	{ "push_table.cut", 2, KL_COUNTED, CAP, 0 },
 	/* The slot another live process's: the flush goes to the slabs a
-	 * run at a time, each cut off the cache before its transaction
-	 * (a run rolled back is lost). */
-	{ "shared_give.store", 2, KILL_FLUSH, KC_SHARED },
-	{ "shared_give.commit", 1, KILL_FLUSH, KC_SHARED },
-	{ "shared_give.unlock", 1, 0, KC_SHARED },
-	/* Validate mode: the flush is checked in batches copied out of the
-	 * cache, each cut before it moves (a batch is lost). */
-	{ "validate.cut", 1, KILL_FLUSH, KC_VALIDATE },
-	{ "trade_put.store", 2, KILL_FLUSH, KC_VALIDATE },
+	 * run at a time, each cut off the cache inside its transaction
+	 * after a loss entry (a run rolled back is lost, counted). */
+	{ "shared_give.lock", 1, KL_NONE, 0, KC_SHARED },
+	{ "shared_give.store", 2, KL_COUNTED, KILL_FLUSH, KC_SHARED },
+	{ "shared_give.commit", 1, KL_COUNTED, KILL_FLUSH, KC_SHARED },
+	{ "shared_give.unlock", 1, KL_NONE, 0, KC_SHARED },
+	/* Validate mode: the flush moves as the cache, each run checked
+	 * once cut, before it lands; a death in between counts it lost
+	 * (its refused pointers too, until the record is lowered to the
+	 * objects accepted: then exactly). */
+	{ "push_table.cut", 2, KL_COUNTED, CAP, KC_VALIDATE },
+	{ "push_table.checked", 2, KL_COUNTED, CAP, KC_VALIDATE },
+	{ "trade_put.store", 2, KL_NONE, 0, KC_VALIDATE },
+	{ "push_table.checked", 1, KL_COUNTED, CAP, KC_VALIDATE | KC_BAD },
+	{ "push_table.checked", 3, KL_COUNTED, CAP, KC_VALIDATE | KC_BAD },
+	{ "shared_give.store", 2, KL_COUNTED, KILL_FLUSH,
+		KC_VALIDATE | KC_SHARED },
+	{ "shared_give.unlock", 1, KL_NONE, 0, KC_VALIDATE | KC_SHARED },
+};
+
+static const char * const kc_loss_name[] = {
+	"none", "counted", "over-counted", "uncounted"
 };
 
 /*
@@ -1902,13 +1948,15 @@ cache_check(struct take *t, unsigned int *total)
 {
 	const struct rte_mempool_cache *c = &pool->local_cache[1];
 	static uint8_t in_cache[POOL_N];
-	unsigned int i;
+	unsigned int i, real = 0;
 	int idx;
 
 	if (take_all(t) < 0)
 		return -1;
 	memset(in_cache, 0, sizeof(in_cache));
 	for (i = 0; i < c->len; i++) {
+		if (c->objs[i] == &ctl->bogus)
+			continue;
 		idx = obj_index(c->objs[i]);
 		if (idx < 0 || in_cache[idx] || t->seen[idx] ||
 				ctl->held[idx] != 0) {
@@ -1920,8 +1968,9 @@ cache_check(struct take *t, unsigned int *total)
 			return -1;
 		}
 		in_cache[idx] = 1;
+		real++;
 	}
-	*total = t->got + c->len;
+	*total = t->got + real;
 	put_all(t->objs, t->got);
 	return 0;
 }
@@ -1930,11 +1979,13 @@ static int
 cache_round(unsigned int i)
 {
 	struct child c = {
-		"-l1", "cachework", 0, 0, CACHE_STEPS,
-		cache_rounds[i].point, cache_rounds[i].after
+		"-l1", cache_rounds[i].how & KC_BAD ? "cachebad" : "cachework",
+		0, 0, CACHE_STEPS, cache_rounds[i].point, cache_rounds[i].after
 	};
-	unsigned int max, min, first, again;
+	unsigned int max, min, first, again, bound = cache_rounds[i].bound;
+	enum kc_loss loss = cache_rounds[i].loss;
 	static struct take t;
+	uint64_t lost;
 	struct dead d;
 
 	c.seed = i + 1;
@@ -1951,11 +2002,29 @@ cache_round(unsigned int i)
 	dead_sum(1, &d);
 	if (cache_check(&t, &first) < 0)
 		goto fail;
+	/*
+	 * Every object is in the pool, in lcore 1's cache, held by the
+	 * dead, in its put's hands, or lost; what is lost is counted as
+	 * the round says: exactly (KL_COUNTED: the lost and the count
+	 * agree, but for the put's own object), or a count with nothing
+	 * lost (KL_OVER), or a loss the count misses (KL_UNCOUNTED).
+	 */
+	lost = stat_of(RTE_SHEAF_STAT_LOST);
 	max = POOL_N - d.held;
-	min = max - RTE_MIN(max, d.inflight + cache_rounds[i].lost);
+	if (loss == KL_COUNTED)
+		max -= RTE_MIN(max, (unsigned int)lost);
+	min = max - RTE_MIN(max, d.inflight +
+		(loss == KL_UNCOUNTED ? bound : 0));
 	if (first < min || first > max) {
-		printf("FAILED: objects in the pool and lcore 1's cache: got %u, expected %u to %u (the dead held %u, had %u in flight)\n",
-			first, min, max, d.held, d.inflight);
+		printf("FAILED: objects in the pool and lcore 1's cache: got %u, expected %u to %u (the dead held %u, had %u in flight, %" PRIu64 " counted lost)\n",
+			first, min, max, d.held, d.inflight, lost);
+		goto fail;
+	}
+	if ((loss == KL_NONE || loss == KL_UNCOUNTED) ? lost != 0 :
+			lost == 0 || lost > bound) {
+		printf("FAILED: stat lost %" PRIu64 ", expected %s (at most %u)\n",
+			lost, loss == KL_NONE || loss == KL_UNCOUNTED ? "0" :
+			"some", bound);
 		goto fail;
 	}
 	/* The cache workload: a signal handler's get or put would re-enter
@@ -1968,9 +2037,10 @@ cache_round(unsigned int i)
 			again, first);
 		goto fail;
 	}
-	printf("cache round %u %s@%u ok: step %" PRIu64 ", %u of %u (held %u, in flight %u), recover %" PRIu64 ", takeover %" PRIu64 "\n",
+	printf("cache round %u %s@%u ok: step %" PRIu64 ", %u of %u (held %u, in flight %u), lost %" PRIu64 " (%s), recover %" PRIu64 ", takeover %" PRIu64 "\n",
 		i, c.kill_at, c.after, ctl->rec[0].steps, first, POOL_N,
-		d.held, d.inflight, stat_of(RTE_SHEAF_STAT_RECOVER),
+		d.held, d.inflight, lost, kc_loss_name[loss],
+		stat_of(RTE_SHEAF_STAT_RECOVER),
 		stat_of(RTE_SHEAF_STAT_TAKEOVER));
 	return round_end(0);
 fail:
@@ -2171,7 +2241,7 @@ storm_main(char **args)
 static int
 usage(void)
 {
-	printf("usage: sheaf_kill_app EAL-ARGS -- matrix LOG [ROUND] [from=N] | cache LOG [POINT] | storm LOG N SEED | work|clean|cachework|cacheclean REC SEED STEPS\n");
+	printf("usage: sheaf_kill_app EAL-ARGS -- matrix LOG [ROUND] [from=N] | cache LOG [POINT] | storm LOG N SEED | work|clean|cachework|cachebad|cacheclean REC SEED STEPS\n");
 	return -1;
 }
 
@@ -2234,10 +2304,12 @@ main(int argc, char **argv)
 	} else if (strcmp(argv[1], "work") == 0 ||
 			strcmp(argv[1], "clean") == 0 ||
 			strcmp(argv[1], "cachework") == 0 ||
+			strcmp(argv[1], "cachebad") == 0 ||
 			strcmp(argv[1], "cacheclean") == 0) {
 		clean = strstr(argv[1], "clean") != NULL;
 		ret = argc < 5 ? usage() : secondary_main(argv + 2, clean,
-			strncmp(argv[1], "cache", 5) == 0);
+			strncmp(argv[1], "cache", 5) == 0,
+			strcmp(argv[1], "cachebad") == 0);
 	} else {
 		ret = primary_main(argc - 1, argv + 1);
 	}

@@ -210,7 +210,7 @@ struct rte_sheaf_config {
 	X(MEMBARRIER, membarrier, "Events: membarrier() calls to take from idle lcores") \
 	X(TAKEOVER, takeover, "Events: lcore slot taken over from a dead process") \
 	X(RECOVER, recover, "Events: a dead process's transaction undone, or its borrowed prefill sheaf taken back") \
-	X(LOST, lost, "Objects lost: freed by a signal handler with no room to park them") \
+	X(LOST, lost, "Objects lost: freed by a signal handler with no room to park them, or cut off DPDK's mempool cache by a process that died before they reached the pool") \
 	X(FREE_INVALID, free_invalid, "Objects refused on free: foreign or double") \
 	X(PREFILL, prefill, "Objects loaded into borrowed sheaves (prefill get and refill)") \
 	X(PREFILL_OVERSIZE, prefill_oversize, "Events: prefill above the capacity (an oversize sheaf)") \

@@ -54,7 +54,8 @@
  */
 #define SHEAF_KILL_POINTS_CACHE(X) \
 	X("push_table.copied")  /* cache flush: copied in, cache not cut */ \
+	X("push_table.noted")   /* cache flush: cut recorded, not made */ \
 	X("push_table.cut")     /* cache flush: cache cut, count not stored */ \
-	X("validate.cut")       /* validated flush: a batch checked and cut */
+	X("push_table.checked") /* validated flush: cut, checked, not counted */
 
 #endif /* _SHEAF_KILL_H_ */

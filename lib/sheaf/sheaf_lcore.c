@@ -237,15 +237,44 @@ sheaf_lcore_cache_flush_any(const struct sheaf_pool *sp, void * const *objs,
 }
 
 /*
+ * sheaf_pair_push_table() in a validated pool: each object is checked
+ * once cut off the cache, copied into main beyond its count, and the
+ * refused ones are dropped there (sheaf_validate_put(), in place). A
+ * death before the count counts the run lost: all of it until the
+ * record is lowered to the objects accepted, then those. Returns the
+ * objects refused.
+ */
+static unsigned int
+sheaf_lcore_push_checked(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	uint64_t w, void * const *objs, unsigned int n, uint32_t *tlen,
+	uint32_t left)
+{
+	void **at = sheaf_pair_cut_begin(lc, w, objs, n, tlen, left);
+	unsigned int k = sheaf_validate_put(sp, at, n, at);
+
+	if (k != n) {
+		/* Relaxed, in program order: see sheaf_pair_cut_begin(). */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		__atomic_store_n(&lc->cut_n, k, __ATOMIC_RELAXED);
+	}
+	SHEAF_KILL("push_table.checked");
+	sheaf_pair_cut_end(lc, w + k);
+	return n - k;
+}
+
+/*
  * Put n objects into the slot, spilling main as it fills; what finds no
  * room there (no rung made progress: a lock refused, a re-entered call
  * past its spare) goes through the shared path. Returns the objects that
  * went there. tlen: the length of the table objs when it is DPDK's cache
- * of the caller's lcore (sheaf_lcore_cache_flush()), else NULL.
+ * of the caller's lcore (sheaf_lcore_cache_flush()), else NULL. *refused:
+ * raised by the objects a validated pool refused in such a cache (may be
+ * NULL when tlen is).
  */
 static unsigned int
 sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
-	void * const *objs, unsigned int n, bool reentered, uint32_t *tlen)
+	void * const *objs, unsigned int n, bool reentered, uint32_t *tlen,
+	unsigned int *refused)
 {
 	unsigned int t;
 	uint64_t w;
@@ -269,7 +298,10 @@ sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
 				break;
 			continue;
 		}
-		if (tlen != NULL) {
+		if (tlen != NULL && unlikely(sheaf_validate_on(sp))) {
+			*refused += sheaf_lcore_push_checked(sp, lc, w,
+				objs + n - t, t, tlen, n - t);
+		} else if (tlen != NULL) {
 			/* From the end: what is left stays the table's head. */
 			sheaf_pair_push_table(lc, w, objs + n - t, t, tlen,
 				n - t);
@@ -296,17 +328,21 @@ sheaf_lcore_put_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void * const *objs, unsigned int n)
 {
 	bool reentered = sheaf_call_reentered();
-	unsigned int shared;
+	unsigned int shared, refused = 0;
 
 	if (!reentered)
 		sheaf_lcore_adapt(sp, lc, n);
 	/* A handler's put never flushes the cache (DPDK's own code, which
 	 * it interrupted, may be halfway through it). */
 	shared = sheaf_lcore_put_ladder(sp, lc, objs, n, reentered,
-		reentered ? NULL : sheaf_lcore_cache_flush(lc, objs, n));
+		reentered ? NULL : sheaf_lcore_cache_flush(lc, objs, n),
+		&refused);
 
 	/* The shared path counted its own. */
-	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_SLOW, n - shared);
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_SLOW,
+		n - shared - refused);
+	if (refused != 0)
+		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_INVALID, refused);
 }
 
 void
@@ -461,7 +497,7 @@ sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 			goto done;
 	}
 	/* All or nothing: what was taken goes back, the table is restored. */
-	sheaf_lcore_put_ladder(sp, lc, objs, got, reentered, NULL);
+	sheaf_lcore_put_ladder(sp, lc, objs, got, reentered, NULL, NULL);
 	sheaf_table_restore(&undo, objs, got);
 	sheaf_table_done(&undo);
 	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
@@ -535,7 +571,9 @@ sheaf_lcore_put_held(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	if (!sheaf_call_reentered())
 		sheaf_lcore_serve(sp, lc, 0);
 	w = sheaf_pair_state(lc);
-	if (n > sheaf_pair_room(lc, sheaf_pair_msize(w))) {
+	/* A validated pool's flush of DPDK's cache: checked in the ladder. */
+	if (n > sheaf_pair_room(lc, sheaf_pair_msize(w)) ||
+			unlikely(objs == lc->dcache && sheaf_validate_on(sp))) {
 		sheaf_lcore_put_in(sp, lc, objs, n);
 		return;
 	}
@@ -616,28 +654,31 @@ sheaf_pool_put_other(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n)
 {
 	void *ok[SHEAF_VALIDATE_BATCH];
-	unsigned int left, base, t, k, bad = 0;
-	uint32_t *tlen;
+	unsigned int left, t, k, bad = 0;
 
 	if (likely(!sheaf_validate_on(sp)) || sheaf_slab_populating(sp)) {
 		sheaf_lcore_put_route(sp, objs, n);
 		return 0;
 	}
 	/*
-	 * Checked in batches, each copied to ok[]: a flush of DPDK's cache
-	 * goes from the cache's end and cuts each batch off the cache once
-	 * copied, before it moves (the table the ladder sees is ok[]).
+	 * A flush of DPDK's cache, by a call that is not re-entered (a
+	 * signal handler's never cuts the cache: sheaf_lcore_put_in()),
+	 * moves as the cache itself, cut as it goes: each run is checked
+	 * once cut off the cache, before it lands, and a death in between
+	 * counts it lost (sheaf_lcore_push_checked(),
+	 * sheaf_shared_give_run()). Its refusals are counted and logged
+	 * there: DPDK ignores a flush's return.
 	 */
-	tlen = sheaf_lcore_cache_flush_any(sp, objs, n);
+	t = sheaf_thread_self()->depth | sheaf_thread_self()->nb_held;
+	if (t == 0 && sheaf_lcore_cache_flush_any(sp, objs, n) != NULL) {
+		sheaf_lcore_put_route(sp, objs, n);
+		return 0;
+	}
+	/* Else checked in batches, each copied to ok[], which moves. */
 	for (left = n; left > 0; left -= t) {
 		t = RTE_MIN(left, (unsigned int)SHEAF_VALIDATE_BATCH);
-		base = tlen != NULL ? left - t : n - left;
-		k = sheaf_validate_put(sp, objs + base, t, ok);
+		k = sheaf_validate_put(sp, objs + n - left, t, ok);
 		bad += t - k;
-		if (tlen != NULL) {
-			sheaf_cache_cut(tlen, base);
-			SHEAF_KILL("validate.cut");
-		}
 		if (k != 0)
 			sheaf_lcore_put_route(sp, ok, k);
 	}

@@ -188,26 +188,64 @@ sheaf_pair_push(struct sheaf_slot *lc, uint64_t w, void * const *objs,
 }
 
 /*
+ * sheaf_pair_push_table() (below) in two halves, for a caller that
+ * looks at the objects in between (sheaf_lcore.c, a validated pool):
+ * the first copies, records and cuts, and returns where in main the
+ * objects are; the second stores the count and clears the record.
+ *
  * As sheaf_pair_push(), for the last n objects of a table that another
  * process may take over as it stands: DPDK's mempool cache of the
  * caller's lcore id (sheaf_lcore.c), whose length *tlen is cut to left,
  * in the cache's shared memory, before the count is stored. A death
- * between the two leaves the n objects in neither (lost: n is at most a
- * sheaf's room); the other order would leave them in both, and the next
- * process on the lcore id would hand them out again.
+ * between the two leaves the n objects in neither: lost (n is at most a
+ * sheaf's room), and counted, by the slot's cut record (cut_n,
+ * cut_state), which its heir reads (sheaf_slot_settle_cut()); the other
+ * order would leave them in both, and the next process on the lcore id
+ * would hand them out again. The record is set before the cut: a death
+ * between the two counts a run lost that the cache still holds (the
+ * window of one store, in which no order can tell the heir whether the
+ * cut was made: the next process may use the cache before anyone looks).
  */
+static inline void **
+sheaf_pair_cut_begin(struct sheaf_slot *lc, uint64_t w, void * const *objs,
+	unsigned int n, uint32_t *tlen, uint32_t left)
+{
+	struct sheaf *m = sheaf_pair_sheaf(lc, w, SHEAF_MAIN);
+	void **at = &m->objs[sheaf_pair_msize(w)];
+
+	sheaf_objs_copy(at, objs, n);
+	SHEAF_KILL("push_table.copied");
+	/*
+	 * The copy, the record (its state word first: cut_n names a whole
+	 * record), the cut, the count, the record cleared: in program
+	 * order (signal fences), all a dead owner's heir sees of it.
+	 * Relaxed: the reader is the heir, after this process's death.
+	 */
+	__atomic_store_n(&lc->cut_state, w, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&lc->cut_n, n, __ATOMIC_RELAXED);
+	SHEAF_KILL("push_table.noted");
+	sheaf_cache_cut(tlen, left);
+	SHEAF_KILL("push_table.cut");
+	return at;
+}
+
+/* The end of a push from a table: the count w, the record cleared. */
+static inline void
+sheaf_pair_cut_end(struct sheaf_slot *lc, uint64_t w)
+{
+	sheaf_pair_commit(lc, w);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&lc->cut_n, 0, __ATOMIC_RELAXED);
+}
+
+/* Both halves: n objects of the table's end into main. */
 static inline void
 sheaf_pair_push_table(struct sheaf_slot *lc, uint64_t w, void * const *objs,
 	unsigned int n, uint32_t *tlen, uint32_t left)
 {
-	struct sheaf *m = sheaf_pair_sheaf(lc, w, SHEAF_MAIN);
-
-	sheaf_objs_copy(&m->objs[sheaf_pair_msize(w)], objs, n);
-	SHEAF_KILL("push_table.copied");
-	/* The copy before the cut, the cut before the count. */
-	sheaf_cache_cut(tlen, left);
-	SHEAF_KILL("push_table.cut");
-	sheaf_pair_commit(lc, w + n);
+	sheaf_pair_cut_begin(lc, w, objs, n, tlen, left);
+	sheaf_pair_cut_end(lc, w + n);
 }
 
 /*

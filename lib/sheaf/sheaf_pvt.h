@@ -107,9 +107,12 @@ struct sheaf {
  * store.
  */
 struct sheaf_undo {
-	uintptr_t addr;
-	uint64_t old;
+	uintptr_t addr;   /* bit 0: a 32-bit store; SHEAF_UNDO_LOSS */
+	uint64_t old;     /* the old value; a loss entry's objects */
 };
+
+/* The addr of a journal entry that counts objects lost (sheaf_tx.h). */
+#define SHEAF_UNDO_LOSS ((uintptr_t)0)
 
 /* A lock whose holder may die: see sheaf_tx.h. */
 struct sheaf_txlock {
@@ -307,6 +310,16 @@ struct sheaf_slot {
 	 */
 	uint64_t dry_refill_state;
 	uint64_t dry_refill_fails;
+	/*
+	 * A flush of DPDK's cache moving a run into main (sheaf_pair.h,
+	 * sheaf_pair_push_table()): the run's objects, 0 for none, and the
+	 * state word before it. Set before the cache is cut, cleared after
+	 * the count: an heir that finds it set with the state unchanged
+	 * counts the run lost (sheaf_slot_settle_cut()). Owner, relaxed
+	 * stores in program order (signal fences); read by its heir only.
+	 */
+	uint64_t cut_state;
+	uint32_t cut_n;
 	/*
 	 * Acknowledgements by kind: stored by a serve only, polled by the
 	 * requesters waiting for it (sheaf_ask_served()): a line of their
@@ -555,8 +568,9 @@ sheaf_stat_add(struct sheaf_pool *sp, struct sheaf_slot *lc,
  * of it (into a sheaf, a batch) or are about to move into the pool.
  * Either each object is in the cache or it has moved, never both: a
  * death between the cut and the move loses the objects cut (at most a
- * sheaf's capacity or a run of SHEAF_TX_OBJS), counted nowhere
- * (doc/reliability.md). Relaxed: the reader is this thread (DPDK's code
+ * sheaf's capacity or a run of SHEAF_TX_OBJS), counted by the record
+ * the caller made before the cut (the slot's cut_n, or a loss entry of
+ * its transaction; doc/design.md). Relaxed: the reader is this thread (DPDK's code
  * after the call) or the next process on the lcore id, after this one's
  * death; the signal fences keep the store, in this thread's order, after
  * the copies before it and before the moves after it, and a dead

@@ -17,6 +17,7 @@
 #include "sheaf_reclaim.h"
 #include "sheaf_shared.h"
 #include "sheaf_slab.h"
+#include "sheaf_validate.h"
 
 int
 sheaf_table_init(struct sheaf_table_undo *u, const struct sheaf_pool *sp,
@@ -287,36 +288,52 @@ sheaf_shared_park(struct sheaf_pool *sp, void * const *objs, unsigned int n)
 	return n;
 }
 
-/* A run of depot d to its slabs; parked when the thread holds d. */
-static unsigned int
-sheaf_shared_give_run(struct sheaf_pool *sp, uint32_t d, void * const *objs,
-	unsigned int n, void *arg __rte_unused)
-{
-	unsigned int bad;
-	struct sheaf_tx tx;
-
-	if (sheaf_depot_begin(&tx, sp, d, SHEAF_TX_shared_give, false) < 0)
-		return sheaf_shared_park(sp, objs, n);
-	bad = sheaf_depot_put(&tx, d, objs, n);
-	sheaf_tx_end(&tx);
-	return bad;
-}
-
 /* The table of a sheaf_shared_put() of a cache: its start and length. */
 struct sheaf_table_cut {
 	void * const *base;
 	uint32_t *tlen;
 };
 
-/* A run of a table, cut off the table first: the objects before it stay. */
+/*
+ * A run of depot d to its slabs; parked when the thread holds d. arg: a
+ * struct sheaf_table_cut when the run is the end of DPDK's cache, cut
+ * off it inside the transaction, after a loss entry of the run: a death
+ * before the commit rolls the run back and its recoverer counts it lost
+ * (a death between the entry and the cut counts a run that the cache
+ * still holds: the window of one store, as sheaf_pair_push_table()'s).
+ * In a validated pool the run is checked once cut (the refused ones
+ * count in the loss entry). Parked, the run is cut first: a handler's
+ * flush of its lcore's cache (DPDK's cache code is not signal-safe
+ * anyway). Returns the objects refused.
+ */
 static unsigned int
-sheaf_shared_give_run_cut(struct sheaf_pool *sp, uint32_t d,
-	void * const *objs, unsigned int n, void *arg)
+sheaf_shared_give_run(struct sheaf_pool *sp, uint32_t d, void * const *objs,
+	unsigned int n, void *arg)
 {
 	const struct sheaf_table_cut *c = arg;
+	void *ok[SHEAF_TX_OBJS];
+	unsigned int bad = 0;
+	struct sheaf_tx tx;
+	bool begun;
 
-	sheaf_cache_cut(c->tlen, (uint32_t)(objs - c->base));
-	return sheaf_shared_give_run(sp, d, objs, n, NULL);
+	begun = sheaf_depot_begin(&tx, sp, d, SHEAF_TX_shared_give,
+		false) == 0;
+	if (c != NULL) {
+		if (begun)
+			sheaf_tx_note_loss(&tx, n);
+		sheaf_cache_cut(c->tlen, (uint32_t)(objs - c->base));
+		if (sheaf_validate_on(sp)) {
+			RTE_ASSERT(n <= RTE_DIM(ok));
+			bad = n - sheaf_validate_put(sp, objs, n, ok);
+			objs = ok;
+			n -= bad;
+		}
+	}
+	if (!begun)
+		return bad + sheaf_shared_park(sp, objs, n);
+	bad += sheaf_depot_put(&tx, d, objs, n);
+	sheaf_tx_end(&tx);
+	return bad;
 }
 
 unsigned int
@@ -450,7 +467,7 @@ sheaf_shared_put(struct sheaf_pool *sp, void * const *objs, unsigned int n,
 	} else {
 		/* Runs go from the table's end (sheaf_slab_each_run()). */
 		bad = sheaf_slab_each_run(sp, objs, n,
-			sheaf_shared_give_run_cut, &c);
+			sheaf_shared_give_run, &c);
 		/* What was refused (not the pool's) leaves the cache too. */
 		sheaf_cache_cut(tlen, 0);
 	}

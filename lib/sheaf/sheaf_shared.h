@@ -67,8 +67,9 @@ int sheaf_shared_get(struct sheaf_pool *sp, void **objs, unsigned int n,
 /*
  * Shared-path put. tlen: NULL, or the length of the caller's DPDK cache
  * of the pool when objs is that whole cache (a flush): the cache is then
- * cut before each run moves (sheaf_cache_cut()), from its end, and is
- * empty at the return.
+ * cut inside each run's transaction, after a loss entry of the run
+ * (sheaf_cache_cut(), sheaf_tx_note_loss()), from its end, and is empty
+ * at the return; a validated pool checks each run once it is cut.
  */
 void sheaf_shared_put(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n, uint32_t *tlen);

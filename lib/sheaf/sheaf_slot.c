@@ -106,6 +106,35 @@ sheaf_slot_claimed_now(struct sheaf_slot *lc, uint64_t o)
 	__atomic_store_n(&lc->mb_inc, o, __ATOMIC_RELEASE);
 }
 
+/*
+ * A dead owner's flush of DPDK's cache cut a run off the cache and died
+ * before main's count (sheaf_pair_push_table()): the run is in neither,
+ * counted lost here. The record is set, and the state word is the one
+ * it names: the count was not stored. A state word that moved on means
+ * the count was (the record's clearing is the next store). Called by the
+ * slot's new holder, its fence after the owner word taken. Counted
+ * before the record is cleared: an heir that dies in between has the
+ * run counted twice, never not at all.
+ */
+static void
+sheaf_slot_settle_cut(struct sheaf_pool *sp, struct sheaf_slot *v,
+	uint64_t dead)
+{
+	uint32_t n = __atomic_load_n(&v->cut_n, __ATOMIC_RELAXED);
+
+	if (n == 0)
+		return;
+	if (__atomic_load_n(&v->state, __ATOMIC_RELAXED) ==
+			__atomic_load_n(&v->cut_state, __ATOMIC_RELAXED)) {
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_LOST, n);
+		SHEAF_LOG(CRIT, "pool %s: lcore %u: process %u died flushing DPDK's mempool cache: %u objects cut off the cache and not yet in its sheaf lost (RTE_SHEAF_STAT_LOST)",
+			sp->mp->name, sheaf_slot_id(sp, v),
+			sheaf_proc_pid(dead), n);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&v->cut_n, 0, __ATOMIC_RELAXED);
+}
+
 bool
 sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 	uint32_t busy)
@@ -160,6 +189,7 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 	sheaf_slot_claimed_now(v, heir);
 	if (dead == 0)
 		return true;
+	sheaf_slot_settle_cut(sp, v, dead);
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_TAKEOVER, 1);
 	SHEAF_LOG(INFO, "pool %s: lcore %u slot taken over from dead process %u%s",
 		sp->mp->name, sheaf_slot_id(sp, v),

@@ -10,6 +10,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <sched.h>
 
 #include <rte_pause.h>
@@ -47,16 +48,28 @@ sheaf_tx_init(struct sheaf_txlock *lk, struct sheaf_undo *ent)
 	lk->kind = SHEAF_TX_KIND_MAX;
 }
 
-/* Undo lk's journal, newest first; the caller holds lk. */
-static void
+/*
+ * Undo lk's journal, newest first; the caller holds lk. Returns the
+ * objects its loss entries count (sheaf_tx_note_loss()), each zeroed
+ * once counted: a recoverer that dies after counting one and before
+ * zeroing it has the next count it again, never none.
+ */
+static uint64_t
 sheaf_tx_rollback(struct sheaf_txlock *lk)
 {
 	uint32_t i = lk->n;
+	uint64_t lost = 0;
 
 	while (i-- > 0) {
-		const struct sheaf_undo *u = &lk->ent[i];
+		struct sheaf_undo *u = &lk->ent[i];
 
 		SHEAF_KILL("recover.undo");
+		if (u->addr == SHEAF_UNDO_LOSS) {
+			lost += u->old;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			u->old = 0;
+			continue;
+		}
 		/* Relaxed atomic, as sheaf_tx_store*(): racy readers outside
 		 * the lock see whole values; the unlock's release publishes. */
 		if (u->addr & 1)
@@ -69,6 +82,7 @@ sheaf_tx_rollback(struct sheaf_txlock *lk)
 	/* The structure is whole again before the journal says so. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	lk->n = 0;
+	return lost;
 }
 
 /*
@@ -79,7 +93,7 @@ static int
 sheaf_tx_take_over(struct sheaf_pool *sp, struct sheaf_txlock *lk,
 	uint64_t dead)
 {
-	uint64_t expect = dead;
+	uint64_t expect = dead, lost;
 	uint32_t undone;
 
 	/* Acquire: see what the previous recoverer, if any, undid. */
@@ -89,11 +103,16 @@ sheaf_tx_take_over(struct sheaf_pool *sp, struct sheaf_txlock *lk,
 	/* The dead holder's stores are seen through the kernel (.h). */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	undone = lk->n;
-	sheaf_tx_rollback(lk);
+	lost = sheaf_tx_rollback(lk);
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_RECOVER, 1);
 	SHEAF_LOG(WARNING, "pool %s: process %u died holding a lock; %u stores of its %s transaction undone",
 		sp->mp->name, sheaf_proc_pid(dead), undone,
 		sheaf_tx_kind_name(lk->kind));
+	if (lost != 0) {
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_LOST, lost);
+		SHEAF_LOG(CRIT, "pool %s: process %u died moving %" PRIu64 " objects cut off DPDK's mempool cache into the pool: lost (RTE_SHEAF_STAT_LOST)",
+			sp->mp->name, sheaf_proc_pid(dead), lost);
+	}
 	return 1;
 }
 
@@ -224,11 +243,10 @@ sheaf_tx_end(struct sheaf_tx *tx)
 	t->nb_held--;
 }
 
-/* Append the old value at addr to the journal, then let the store go. */
+/* Append an entry to the journal, before what it undoes. */
 static inline void
-sheaf_tx_log(struct sheaf_tx *tx, uintptr_t addr, uint64_t old)
+sheaf_tx_append(struct sheaf_txlock *lk, uintptr_t addr, uint64_t old)
 {
-	struct sheaf_txlock *lk = tx->lk;
 	uint32_t n = lk->n;
 
 	RTE_VERIFY(n < lk->max);
@@ -238,7 +256,20 @@ sheaf_tx_log(struct sheaf_tx *tx, uintptr_t addr, uint64_t old)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	lk->n = n + 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Append the old value at addr to the journal, then let the store go. */
+static inline void
+sheaf_tx_log(struct sheaf_tx *tx, uintptr_t addr, uint64_t old)
+{
+	sheaf_tx_append(tx->lk, addr, old);
 	SHEAF_KILL2(sheaf_tx_kind_name(tx->kind), "store");
+}
+
+void
+sheaf_tx_note_loss(struct sheaf_tx *tx, uint32_t n)
+{
+	sheaf_tx_append(tx->lk, SHEAF_UNDO_LOSS, n);
 }
 
 void

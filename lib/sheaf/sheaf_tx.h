@@ -128,6 +128,16 @@ int sheaf_tx_begin(struct sheaf_tx *tx, struct sheaf_pool *sp,
 /* Commit and release. */
 void sheaf_tx_end(struct sheaf_tx *tx);
 
+/*
+ * A loss entry of n objects: rolling the transaction back counts them
+ * lost (RTE_SHEAF_STAT_LOST, a CRIT log line by the recoverer);
+ * committing it drops the entry. For objects that left a place no undo
+ * may restore before the transaction moves them into the pool: DPDK's
+ * mempool cache, cut after this entry (sheaf_shared.c). Not a kill
+ * point ("<kind>.store" counts stores only).
+ */
+void sheaf_tx_note_loss(struct sheaf_tx *tx, uint32_t n);
+
 /* Journaled stores. */
 void sheaf_tx_store32(struct sheaf_tx *tx, uint32_t *addr, uint32_t v);
 void sheaf_tx_store64(struct sheaf_tx *tx, uint64_t *addr, uint64_t v);
