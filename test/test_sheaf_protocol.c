@@ -25,6 +25,7 @@
 #include "sheaf_proc.h"
 #include "sheaf_reclaim.h"
 #include "sheaf_slot.h"
+#include "sheaf_tx.h"
 
 #define POOL_N 2048
 #define POOL_ELT 64
@@ -467,6 +468,114 @@ test_busy_counts_fold(void)
 	return TEST_SUCCESS;
 }
 
+/* On lcore 1: claim its slot with a get and a put, then empty it. */
+static int
+claim_empty_worker(void *arg __rte_unused)
+{
+	void *o;
+
+	if (rte_mempool_get(pool, &o) != 0)
+		return -1;
+	rte_mempool_put(pool, o);
+	return rte_sheaf_flush(pool) < 0 ? -1 : 0;
+}
+
+static uint64_t
+lost_now(void)
+{
+	struct rte_sheaf_stats st;
+
+	return rte_sheaf_stats_get(pool, &st) == 0 ?
+		st.count[RTE_SHEAF_STAT_LOST] : UINT64_MAX;
+}
+
+/*
+ * Lcore 1's owner died flushing DPDK's cache: a run cut off the cache,
+ * main's count not stored (its cut record set, the state word the one
+ * it names), with its sheaves otherwise empty. rte_sheaf_flush() from
+ * another lcore must inherit the slot, though it holds nothing, and count
+ * the run lost; a record whose state word moved on (the count stored)
+ * counts nothing. Until 2026-12-05 a flush asked only slots holding
+ * objects: the loss waited for the next process on lcore id 1.
+ */
+static int
+test_dead_cut_record_counted(void)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	struct sheaf_slot *v = &sp->slot[1];
+	struct rte_sheaf_info info;
+	uint64_t w;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(
+			claim_empty_worker, NULL, 1), "launch on lcore 1");
+		RTE_TEST_ASSERT_SUCCESS(rte_eal_wait_lcore(1),
+			"lcore 1's claim");
+		RTE_TEST_ASSERT_SUCCESS(rte_sheaf_info_get(pool, &info),
+			"info");
+		SHEAF_TEST_ASSERT_INT(info.in_lcores, 0,
+			"objects in lcore 1's sheaves");
+		RTE_TEST_ASSERT(__atomic_load_n(&v->owner, __ATOMIC_RELAXED) ==
+			sheaf_self, "lcore 1's slot is not ours");
+		/* What push_table.cut leaves (i 0), or the count stored and
+		 * the record not yet cleared (i 1). */
+		w = sheaf_pair_state(v);
+		__atomic_store_n(&v->cut_state, i == 0 ? w : w - 1,
+			__ATOMIC_RELAXED);
+		__atomic_store_n(&v->cut_n, 5, __ATOMIC_RELAXED);
+		__atomic_store_n(&v->owner, dead_inc(1 + i), __ATOMIC_RELEASE);
+		RTE_TEST_ASSERT(rte_sheaf_flush(pool) >= 0, "flush: %s",
+			rte_strerror(rte_errno));
+		SHEAF_TEST_ASSERT_INT(lost_now(), 5,
+			i == 0 ? "stat lost after the dead owner's cut" :
+			"stat lost after a cut whose count was stored");
+		SHEAF_TEST_ASSERT_INT(__atomic_load_n(&v->cut_n,
+			__ATOMIC_RELAXED), 0, "the cut record left set");
+		RTE_TEST_ASSERT(__atomic_load_n(&v->owner, __ATOMIC_RELAXED) !=
+			dead_inc(1 + i), "the dead owner's slot not inherited");
+	}
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail count");
+	return TEST_SUCCESS;
+}
+
+/*
+ * A process died inside a shared-path transaction that had cut a run
+ * off DPDK's cache (a loss entry, then a store): its recoverer undoes
+ * the store and counts the run lost, once; a second recovery finds
+ * nothing to count.
+ */
+static int
+test_dead_tx_loss_counted(void)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	struct sheaf_txlock *lk = &sp->depot[0].lock;
+	static uint64_t word = 42;
+
+	lk->ent[0].addr = SHEAF_UNDO_LOSS;
+	lk->ent[0].old = 7;
+	lk->ent[1].addr = (uintptr_t)&word;
+	lk->ent[1].old = 42;
+	word = 43;
+	lk->n = 2;
+	lk->kind = SHEAF_TX_shared_give;
+	__atomic_store_n(&lk->owner, dead_inc(1), __ATOMIC_RELEASE);
+
+	SHEAF_TEST_ASSERT_INT(sheaf_tx_recover_proc(sp, dead_inc(1)), 0,
+		"recover");
+	SHEAF_TEST_ASSERT_INT(word, 42, "the dead store undone");
+	SHEAF_TEST_ASSERT_INT(lost_now(), 7, "stat lost after the recovery");
+	SHEAF_TEST_ASSERT_INT(__atomic_load_n(&lk->owner, __ATOMIC_RELAXED),
+		0, "the lock left held");
+	SHEAF_TEST_ASSERT_INT(sheaf_tx_recover_proc(sp, dead_inc(1)), 0,
+		"recover again");
+	SHEAF_TEST_ASSERT_INT(lost_now(), 7, "stat lost after two recoveries");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail count");
+	return TEST_SUCCESS;
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_dead_mark_cleared_after_owner_look),
@@ -475,6 +584,8 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dry_look_ends_with_its_hold),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_refill_skip_once),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_busy_counts_fold),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_cut_record_counted),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_tx_loss_counted),
 	SHEAF_TEST_CASES_END
 };
 

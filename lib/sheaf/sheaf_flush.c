@@ -100,9 +100,17 @@ sheaf_flush_all(struct sheaf_pool *sp)
 	 */
 	if (self != NULL && !sheaf_slot_ours(self))
 		self = NULL;
+	/*
+	 * A slot holding no objects is asked too while its cut record is
+	 * set: its owner may have died flushing DPDK's cache, and the heir
+	 * that empties it counts the run it lost (sheaf_slot_inherit()).
+	 * Relaxed: a hint; a live owner's record is set for a moment.
+	 */
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		if (&sp->slot[i] != self && sheaf_slot_claimed(sp, i) &&
-				sheaf_pair_count(&sp->slot[i]) != 0 &&
+				(sheaf_pair_count(&sp->slot[i]) != 0 ||
+				__atomic_load_n(&sp->slot[i].cut_n,
+					__ATOMIC_RELAXED) != 0) &&
 				!sheaf_flush_launch(sp, i))
 			sheaf_slot_set_add(&want, i);
 	/* As long as an allocation would wait (sheaf_reclaim.h). */

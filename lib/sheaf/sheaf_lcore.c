@@ -266,17 +266,18 @@ sheaf_lcore_push_checked(struct sheaf_pool *sp, struct sheaf_slot *lc,
  * Put n objects into the slot, spilling main as it fills; what finds no
  * room there (no rung made progress: a lock refused, a re-entered call
  * past its spare) goes through the shared path. Returns the objects that
- * went there. tlen: the length of the table objs when it is DPDK's cache
- * of the caller's lcore (sheaf_lcore_cache_flush()), else NULL. *refused:
- * raised by the objects a validated pool refused in such a cache (may be
- * NULL when tlen is).
+ * did not go into the slot: the shared path's (counted there), and those
+ * a validated pool refused here (counted here). tlen: the length of the
+ * table objs when it is DPDK's cache of the caller's lcore
+ * (sheaf_lcore_cache_flush()), else NULL. *refused (may be NULL when
+ * tlen is): raised by every object refused, here or on the shared path.
  */
 static unsigned int
 sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void * const *objs, unsigned int n, bool reentered, uint32_t *tlen,
 	unsigned int *refused)
 {
-	unsigned int t;
+	unsigned int t, k, off = 0, bad;
 	uint64_t w;
 
 	/*
@@ -299,8 +300,13 @@ sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
 			continue;
 		}
 		if (tlen != NULL && unlikely(sheaf_validate_on(sp))) {
-			*refused += sheaf_lcore_push_checked(sp, lc, w,
-				objs + n - t, t, tlen, n - t);
+			k = sheaf_lcore_push_checked(sp, lc, w, objs + n - t,
+				t, tlen, n - t);
+			if (k != 0)
+				sheaf_slot_stat_add(lc,
+					RTE_SHEAF_STAT_FREE_INVALID, k);
+			*refused += k;
+			off += k;
 		} else if (tlen != NULL) {
 			/* From the end: what is left stays the table's head. */
 			sheaf_pair_push_table(lc, w, objs + n - t, t, tlen,
@@ -312,37 +318,40 @@ sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		n -= t;
 	}
 	if (n == 0)
-		return 0;
+		return off;
 	/*
 	 * The shared path's transactions move the objects a run at a time,
-	 * from the table's end: a flush of DPDK's cache is cut before each
-	 * run (sheaf_shared_put()).
+	 * from the table's end: a flush of DPDK's cache is cut inside each
+	 * run's transaction (sheaf_shared_put()).
 	 */
-	sheaf_shared_put(sp, objs, n, tlen);
-	return n;
+	bad = sheaf_shared_put(sp, objs, n, tlen);
+	if (refused != NULL)
+		*refused += bad;
+	return off + n;
 }
 
-/* The put slow path inside a call's brackets. */
-static void
+/*
+ * The put slow path inside a call's brackets. Returns the objects a
+ * validated pool refused in a flush of DPDK's cache (counted).
+ */
+static unsigned int
 sheaf_lcore_put_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void * const *objs, unsigned int n)
 {
 	bool reentered = sheaf_call_reentered();
-	unsigned int shared, refused = 0;
+	unsigned int off, refused = 0;
 
 	if (!reentered)
 		sheaf_lcore_adapt(sp, lc, n);
 	/* A handler's put never flushes the cache (DPDK's own code, which
 	 * it interrupted, may be halfway through it). */
-	shared = sheaf_lcore_put_ladder(sp, lc, objs, n, reentered,
+	off = sheaf_lcore_put_ladder(sp, lc, objs, n, reentered,
 		reentered ? NULL : sheaf_lcore_cache_flush(lc, objs, n),
 		&refused);
 
-	/* The shared path counted its own. */
-	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_SLOW,
-		n - shared - refused);
-	if (refused != 0)
-		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_INVALID, refused);
+	/* The shared path and the refusals counted their own. */
+	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_SLOW, n - off);
+	return refused;
 }
 
 void
@@ -562,7 +571,8 @@ sheaf_lcore_get_held(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	return 0;
 }
 
-static void
+/* As sheaf_lcore_put_in(), on the slot held. */
+static unsigned int
 sheaf_lcore_put_held(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void * const *objs, unsigned int n)
 {
@@ -573,12 +583,11 @@ sheaf_lcore_put_held(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	w = sheaf_pair_state(lc);
 	/* A validated pool's flush of DPDK's cache: checked in the ladder. */
 	if (n > sheaf_pair_room(lc, sheaf_pair_msize(w)) ||
-			unlikely(objs == lc->dcache && sheaf_validate_on(sp))) {
-		sheaf_lcore_put_in(sp, lc, objs, n);
-		return;
-	}
+			unlikely(objs == lc->dcache && sheaf_validate_on(sp)))
+		return sheaf_lcore_put_in(sp, lc, objs, n);
 	sheaf_lcore_push(lc, w, objs, n);
 	sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_FAST, n);
+	return 0;
 }
 
 /*
@@ -614,10 +623,15 @@ sheaf_lcore_get_route(struct sheaf_pool *sp, void **objs, unsigned int n)
 	return ret;
 }
 
-static void
+/*
+ * Route a put the fast path did not take. Returns the objects refused in
+ * a validated pool's flush of DPDK's cache (counted), 0 otherwise.
+ */
+static unsigned int
 sheaf_lcore_put_route(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n)
 {
+	unsigned int refused;
 	struct sheaf_slot *lc;
 
 	sheaf_call_enter();
@@ -625,18 +639,21 @@ sheaf_lcore_put_route(struct sheaf_pool *sp, void * const *objs,
 	if (sheaf_slot_hold(sp, &lc) == -EBUSY && !sheaf_slab_populating(sp))
 		sheaf_lcore_reentrant(sp);
 	if (lc != NULL) {
-		sheaf_lcore_put_held(sp, lc, objs, n);
+		refused = sheaf_lcore_put_held(sp, lc, objs, n);
 		sheaf_slot_leave(lc);
 	} else {
 		/*
 		 * The slot is not ours (another process's, or claimed by
 		 * nobody yet): a flush of DPDK's cache is cut as it goes,
-		 * as the ladder's shared fallback.
+		 * as the ladder's shared fallback; a handler's put never
+		 * flushes it (as sheaf_lcore_put_in()).
 		 */
-		sheaf_shared_put(sp, objs, n,
+		refused = sheaf_shared_put(sp, objs, n,
+			sheaf_call_reentered() ? NULL :
 			sheaf_lcore_cache_flush_any(sp, objs, n));
 	}
 	sheaf_call_leave(sp);
+	return refused;
 }
 
 int
@@ -666,25 +683,26 @@ sheaf_pool_put_other(struct sheaf_pool *sp, void * const *objs,
 	 * moves as the cache itself, cut as it goes: each run is checked
 	 * once cut off the cache, before it lands, and a death in between
 	 * counts it lost (sheaf_lcore_push_checked(),
-	 * sheaf_shared_give_run()). Its refusals are counted and logged
-	 * there: DPDK ignores a flush's return.
+	 * sheaf_shared_give_run()), its refusals counted there.
 	 */
 	t = sheaf_thread_self()->depth | sheaf_thread_self()->nb_held;
 	if (t == 0 && sheaf_lcore_cache_flush_any(sp, objs, n) != NULL) {
-		sheaf_lcore_put_route(sp, objs, n);
-		return 0;
-	}
-	/* Else checked in batches, each copied to ok[], which moves. */
-	for (left = n; left > 0; left -= t) {
-		t = RTE_MIN(left, (unsigned int)SHEAF_VALIDATE_BATCH);
-		k = sheaf_validate_put(sp, objs + n - left, t, ok);
-		bad += t - k;
-		if (k != 0)
-			sheaf_lcore_put_route(sp, ok, k);
+		bad = sheaf_lcore_put_route(sp, objs, n);
+	} else {
+		/* Checked in batches, each copied to ok[], which moves. */
+		for (left = n; left > 0; left -= t) {
+			t = RTE_MIN(left, (unsigned int)SHEAF_VALIDATE_BATCH);
+			k = sheaf_validate_put(sp, objs + n - left, t, ok);
+			bad += t - k;
+			if (k != 0)
+				sheaf_lcore_put_route(sp, ok, k);
+		}
+		if (bad != 0)
+			sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID,
+				bad);
 	}
 	if (bad == 0)
 		return 0;
-	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, bad);
 	rte_errno = EINVAL;
 	return -EINVAL;
 }

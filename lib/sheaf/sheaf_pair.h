@@ -215,6 +215,7 @@ sheaf_pair_cut_begin(struct sheaf_slot *lc, uint64_t w, void * const *objs,
 
 	sheaf_objs_copy(at, objs, n);
 	SHEAF_KILL("push_table.copied");
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/*
 	 * The copy, the record (its state word first: cut_n names a whole
 	 * record), the cut, the count, the record cleared: in program

@@ -301,10 +301,11 @@ struct sheaf_table_cut {
  * before the commit rolls the run back and its recoverer counts it lost
  * (a death between the entry and the cut counts a run that the cache
  * still holds: the window of one store, as sheaf_pair_push_table()'s).
- * In a validated pool the run is checked once cut (the refused ones
- * count in the loss entry). Parked, the run is cut first: a handler's
- * flush of its lcore's cache (DPDK's cache code is not signal-safe
- * anyway). Returns the objects refused.
+ * In a validated pool the run is checked once cut; the entry is lowered
+ * by the objects refused (a death before: counted with the run). Not
+ * begun, the run is cut and parked: a signal handler's, which is never
+ * given the cache (sheaf_lcore_put_route()), so not reached with one.
+ * Returns the objects refused.
  */
 static unsigned int
 sheaf_shared_give_run(struct sheaf_pool *sp, uint32_t d, void * const *objs,
@@ -312,28 +313,33 @@ sheaf_shared_give_run(struct sheaf_pool *sp, uint32_t d, void * const *objs,
 {
 	const struct sheaf_table_cut *c = arg;
 	void *ok[SHEAF_TX_OBJS];
-	unsigned int bad = 0;
+	unsigned int bad = 0, refused;
 	struct sheaf_tx tx;
+	uint32_t loss = 0;
 	bool begun;
 
 	begun = sheaf_depot_begin(&tx, sp, d, SHEAF_TX_shared_give,
 		false) == 0;
 	if (c != NULL) {
 		if (begun)
-			sheaf_tx_note_loss(&tx, n);
+			loss = sheaf_tx_note_loss(&tx, n);
 		sheaf_cache_cut(c->tlen, (uint32_t)(objs - c->base));
 		if (sheaf_validate_on(sp)) {
 			RTE_ASSERT(n <= RTE_DIM(ok));
 			bad = n - sheaf_validate_put(sp, objs, n, ok);
 			objs = ok;
 			n -= bad;
+			if (begun && bad != 0)
+				sheaf_tx_lower_loss(&tx, loss, n);
 		}
 	}
 	if (!begun)
 		return bad + sheaf_shared_park(sp, objs, n);
-	bad += sheaf_depot_put(&tx, d, objs, n);
+	refused = sheaf_depot_put(&tx, d, objs, n);
+	if (c != NULL && refused != 0)
+		sheaf_tx_lower_loss(&tx, loss, n - refused);
 	sheaf_tx_end(&tx);
-	return bad;
+	return bad + refused;
 }
 
 unsigned int
@@ -453,7 +459,7 @@ sheaf_shared_get(struct sheaf_pool *sp, void **objs, unsigned int n,
 	return -ENOBUFS;
 }
 
-void
+unsigned int
 sheaf_shared_put(struct sheaf_pool *sp, void * const *objs, unsigned int n,
 	uint32_t *tlen)
 {
@@ -461,7 +467,7 @@ sheaf_shared_put(struct sheaf_pool *sp, void * const *objs, unsigned int n,
 	unsigned int bad;
 
 	if (unlikely(sheaf_slab_populating(sp)))
-		return; /* the populate helper's: recorded already */
+		return 0; /* the populate helper's: recorded already */
 	if (tlen == NULL) {
 		bad = sheaf_shared_give(sp, objs, n);
 	} else {
@@ -474,4 +480,5 @@ sheaf_shared_put(struct sheaf_pool *sp, void * const *objs, unsigned int n,
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_SLOW, n - bad);
 	if (bad != 0)
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, bad);
+	return bad;
 }

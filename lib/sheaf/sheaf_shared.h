@@ -70,8 +70,10 @@ int sheaf_shared_get(struct sheaf_pool *sp, void **objs, unsigned int n,
  * cut inside each run's transaction, after a loss entry of the run
  * (sheaf_cache_cut(), sheaf_tx_note_loss()), from its end, and is empty
  * at the return; a validated pool checks each run once it is cut.
+ * Returns the objects refused (not the pool's, already in it), counted
+ * in FREE_INVALID.
  */
-void sheaf_shared_put(struct sheaf_pool *sp, void * const *objs,
+unsigned int sheaf_shared_put(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n, uint32_t *tlen);
 
 /*

@@ -49,27 +49,35 @@ sheaf_tx_init(struct sheaf_txlock *lk, struct sheaf_undo *ent)
 }
 
 /*
- * Undo lk's journal, newest first; the caller holds lk. Returns the
- * objects its loss entries count (sheaf_tx_note_loss()), each zeroed
- * once counted: a recoverer that dies after counting one and before
- * zeroing it has the next count it again, never none.
+ * Undo lk's journal, newest first; the caller holds lk. The objects of
+ * its loss entries (sheaf_tx_note_loss()) are counted lost in sp's
+ * counters as each entry is met, then the entry zeroed: a recoverer
+ * that dies after counting one and before zeroing it has the next one
+ * count it again, never none. *lost: what this call counted, for the
+ * log. Returns the stores undone.
  */
-static uint64_t
-sheaf_tx_rollback(struct sheaf_txlock *lk)
+static uint32_t
+sheaf_tx_rollback(struct sheaf_pool *sp, struct sheaf_txlock *lk,
+	uint64_t *lost)
 {
-	uint32_t i = lk->n;
-	uint64_t lost = 0;
+	uint32_t i = lk->n, stores = 0;
 
+	*lost = 0;
 	while (i-- > 0) {
 		struct sheaf_undo *u = &lk->ent[i];
 
 		SHEAF_KILL("recover.undo");
 		if (u->addr == SHEAF_UNDO_LOSS) {
-			lost += u->old;
+			if (u->old == 0)
+				continue;
+			sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_LOST, u->old);
+			*lost += u->old;
+			/* Counted before zeroed, for the next recoverer. */
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 			u->old = 0;
 			continue;
 		}
+		stores++;
 		/* Relaxed atomic, as sheaf_tx_store*(): racy readers outside
 		 * the lock see whole values; the unlock's release publishes. */
 		if (u->addr & 1)
@@ -82,7 +90,7 @@ sheaf_tx_rollback(struct sheaf_txlock *lk)
 	/* The structure is whole again before the journal says so. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	lk->n = 0;
-	return lost;
+	return stores;
 }
 
 /*
@@ -102,14 +110,12 @@ sheaf_tx_take_over(struct sheaf_pool *sp, struct sheaf_txlock *lk,
 		return 0;
 	/* The dead holder's stores are seen through the kernel (.h). */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	undone = lk->n;
-	lost = sheaf_tx_rollback(lk);
+	undone = sheaf_tx_rollback(sp, lk, &lost);
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_RECOVER, 1);
 	SHEAF_LOG(WARNING, "pool %s: process %u died holding a lock; %u stores of its %s transaction undone",
 		sp->mp->name, sheaf_proc_pid(dead), undone,
 		sheaf_tx_kind_name(lk->kind));
 	if (lost != 0) {
-		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_LOST, lost);
 		SHEAF_LOG(CRIT, "pool %s: process %u died moving %" PRIu64 " objects cut off DPDK's mempool cache into the pool: lost (RTE_SHEAF_STAT_LOST)",
 			sp->mp->name, sheaf_proc_pid(dead), lost);
 	}
@@ -266,10 +272,22 @@ sheaf_tx_log(struct sheaf_tx *tx, uintptr_t addr, uint64_t old)
 	SHEAF_KILL2(sheaf_tx_kind_name(tx->kind), "store");
 }
 
-void
+uint32_t
 sheaf_tx_note_loss(struct sheaf_tx *tx, uint32_t n)
 {
+	uint32_t at = tx->lk->n;
+
 	sheaf_tx_append(tx->lk, SHEAF_UNDO_LOSS, n);
+	return at;
+}
+
+void
+sheaf_tx_lower_loss(struct sheaf_tx *tx, uint32_t at, uint32_t n)
+{
+	/* Program order, as the entry's own (sheaf_tx_append()). */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tx->lk->ent[at].old = n;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
 void

@@ -48,7 +48,8 @@
 /*
  * Journal entries per lock: the largest transaction's stores. A depot
  * transaction moves at most SHEAF_TX_OBJS objects, at most 10 stores per
- * slab it touches (mask, count, bucket links); barn ones a handful.
+ * object (mask, count, bucket links), and a few more (a count, a loss
+ * entry); barn ones a handful.
  */
 #define SHEAF_TX_OBJS 64
 #define SHEAF_TX_MAX 768
@@ -134,9 +135,12 @@ void sheaf_tx_end(struct sheaf_tx *tx);
  * committing it drops the entry. For objects that left a place no undo
  * may restore before the transaction moves them into the pool: DPDK's
  * mempool cache, cut after this entry (sheaf_shared.c). Not a kill
- * point ("<kind>.store" counts stores only).
+ * point ("<kind>.store" counts stores only). Returns the entry's place,
+ * for sheaf_tx_lower_loss(): n lowered to what the move will land (the
+ * objects it refuses are no pool's to lose).
  */
-void sheaf_tx_note_loss(struct sheaf_tx *tx, uint32_t n);
+uint32_t sheaf_tx_note_loss(struct sheaf_tx *tx, uint32_t n);
+void sheaf_tx_lower_loss(struct sheaf_tx *tx, uint32_t at, uint32_t n);
 
 /* Journaled stores. */
 void sheaf_tx_store32(struct sheaf_tx *tx, uint32_t *addr, uint32_t v);

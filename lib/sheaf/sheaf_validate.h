@@ -24,8 +24,9 @@ sheaf_validate_on(const struct sheaf_pool *sp)
 /*
  * Check n objects entering the pool: each must be an object of the pool,
  * at its start, and held by the user (not in the pool already). Accepted
- * ones are marked in the pool and copied to ok[]; each refused one is
- * logged. Returns the count accepted.
+ * ones are marked in the pool and copied to ok[], in order (ok may be
+ * objs: a copy in place); each refused one is logged. Returns the count
+ * accepted.
  */
 unsigned int sheaf_validate_put(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n, void **ok);
