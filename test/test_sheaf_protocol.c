@@ -21,6 +21,7 @@
 
 #include "sheaf_pvt.h"
 #include "sheaf_barn.h"
+#include "sheaf_lend.h"
 #include "sheaf_pair.h"
 #include "sheaf_proc.h"
 #include "sheaf_reclaim.h"
@@ -576,6 +577,52 @@ test_dead_tx_loss_counted(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A borrower died loading its prefill sheaf: objects out of their tiers
+ * (here: got, and kept out), counted in the sheaf's load record, its
+ * size still the record's load_from. The recovery of its sheaves (a
+ * flush) counts them lost, once; a record whose size moved on (the size
+ * stored, the record not yet cleared) counts nothing.
+ */
+static int
+test_dead_borrower_load_counted(void)
+{
+	struct rte_sheaf_prefill *pf;
+	void *o[3];
+	struct sheaf *s;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		pf = rte_sheaf_prefill_get(pool, 4);
+		RTE_TEST_ASSERT_NOT_NULL(pf, "prefill get: %s",
+			rte_strerror(rte_errno));
+		s = (struct sheaf *)((uintptr_t)pf & SHEAF_HANDLE_ADDR);
+		RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, o, 3),
+			"get");
+		__atomic_store_n(&s->load_from, i == 0 ? s->size :
+			s->size - 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->loading, 3, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->holder, dead_inc(1 + i),
+			__ATOMIC_RELEASE);
+		/* As its borrow noted it: another process borrowed. */
+		__atomic_store_n(&sheaf_pool_of(pool)->lender, UINT64_MAX,
+			__ATOMIC_RELAXED);
+		RTE_TEST_ASSERT(rte_sheaf_flush(pool) >= 0, "flush: %s",
+			rte_strerror(rte_errno));
+		SHEAF_TEST_ASSERT_INT(lost_now(), 3, i == 0 ?
+			"stat lost after the dead borrower's load" :
+			"stat lost after a load whose size was stored");
+		SHEAF_TEST_ASSERT_INT(__atomic_load_n(&s->loading,
+			__ATOMIC_RELAXED), 0, "the load record left set");
+		if (i == 1)
+			rte_mempool_put_bulk(pool, o, 3);
+	}
+	/* The three counted lost stay out. */
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N - 3,
+		"avail count");
+	return TEST_SUCCESS;
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_dead_mark_cleared_after_owner_look),
@@ -586,6 +633,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_busy_counts_fold),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_cut_record_counted),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_tx_loss_counted),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_borrower_load_counted),
 	SHEAF_TEST_CASES_END
 };
 

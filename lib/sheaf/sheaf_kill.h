@@ -43,7 +43,7 @@
 	X("barn_flush.transit") /* barn flush: sheaf flushed, in transit */ \
 	X("recover.undo")       /* rolling back a dead holder's journal */ \
 	X("prefill.load")       /* prefill: objects in place, size not */ \
-	X("prefill.give")       /* prefill: size lowered, objects not given */ \
+	X("prefill.give")       /* prefill: size cut, main's count not */ \
 	X("prefill.grow")       /* prefill: old sheaf emptied, new not set */ \
 	X("lend.claimed")       /* a dead borrower's sheaf claimed, not back */ \
 	X("park.emptied")       /* a park record emptied, not freed */
@@ -51,6 +51,8 @@
 /*
  * Points of a put that flushes DPDK's mempool cache: reached by the
  * cache rounds of the kill app (a pool with a cache), not the matrix.
+ * A prefill return into main passes the first two too, and a short
+ * load's return all three (sheaf_prefill_give_back()).
  */
 #define SHEAF_KILL_POINTS_CACHE(X) \
 	X("push_table.copied")  /* cache flush: copied in, cache not cut */ \

@@ -249,7 +249,8 @@ sheaf_lcore_push_checked(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	uint64_t w, void * const *objs, unsigned int n, uint32_t *tlen,
 	uint32_t left)
 {
-	void **at = sheaf_pair_cut_begin(lc, w, objs, n, tlen, left);
+	void **at = sheaf_pair_cut_begin(lc, w, objs, n, tlen, left,
+		"push_table.cut");
 	unsigned int k = sheaf_validate_put(sp, at, n, at);
 
 	if (k != n) {
@@ -501,7 +502,7 @@ sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	}
 	if (reentered) {
 		got += sheaf_shared_take(sp, sheaf_home_node(sp), objs + got,
-			n - got, &undo);
+			n - got, &undo, NULL);
 		if (got == n)
 			goto done;
 	}

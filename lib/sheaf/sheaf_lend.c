@@ -82,15 +82,41 @@ sheaf_lend_claim(uint64_t *w, uint64_t h)
 	return true;
 }
 
+/*
+ * A dead borrower's load record (struct sheaf's loading): objects that
+ * left their tiers for s and were not counted in its size, which is
+ * still the record's load_from, are lost: counted, logged. A size that
+ * moved on was stored with them (the record is cleared next). Counted
+ * before cleared: a recoverer that dies in between has them counted
+ * again, never not at all.
+ */
+static void
+sheaf_lend_settle(struct sheaf_pool *sp, struct sheaf *s, uint64_t h)
+{
+	uint32_t n = __atomic_load_n(&s->loading, __ATOMIC_RELAXED);
+
+	if (n == 0)
+		return;
+	if (__atomic_load_n(&s->size, __ATOMIC_RELAXED) ==
+			__atomic_load_n(&s->load_from, __ATOMIC_RELAXED)) {
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_LOST, n);
+		SHEAF_LOG(CRIT, "pool %s: prefill sheaf of dead process %u: %u objects out of their tiers and not yet in the sheaf (a load, a grow) lost (RTE_SHEAF_STAT_LOST)",
+			sp->mp->name, sheaf_proc_pid(h), n);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->loading, 0, __ATOMIC_RELAXED);
+}
+
 /* Take sheaf s from its dead borrower h: see sheaf_lend_claim(). */
 static bool
-sheaf_lend_take(struct sheaf *s, uint64_t h)
+sheaf_lend_take(struct sheaf_pool *sp, struct sheaf *s, uint64_t h)
 {
 	if (!sheaf_lend_claim(&s->holder, h))
 		return false;
 	SHEAF_KILL("lend.claimed");
 	/* Its handles die with it: refused if anyone kept a copy. */
 	s->lent_to = NULL;
+	sheaf_lend_settle(sp, s, h);
 	return true;
 }
 
@@ -230,7 +256,7 @@ sheaf_lend_recover_arena(struct sheaf_pool *sp, uint32_t b,
 		/* Relaxed: a hint; the CAS decides. */
 		h = __atomic_load_n(&s->holder, __ATOMIC_RELAXED);
 		if (h == 0 || h == sheaf_self || !sheaf_lend_dead(sp, l, h) ||
-				!sheaf_lend_take(s, h))
+				!sheaf_lend_take(sp, s, h))
 			continue;
 		n += s->size;
 		(*sheaves)++;
@@ -299,7 +325,7 @@ sheaf_lend_recover_list(struct sheaf_pool *sp, struct sheaf_lend_look *l,
 		false) == 0);
 	for (s = sp->lent_list; s != NULL && k < SHEAF_LEND_BATCH; s = s->next)
 		if (sheaf_lend_known_dead(l, s->holder) &&
-				sheaf_lend_take(s, s->holder))
+				sheaf_lend_take(sp, s, s->holder))
 			got[k++] = s;
 	sheaf_tx_end(&tx);
 	for (i = 0; i < k; i++) {

@@ -42,6 +42,14 @@
 #include "sheaf_tx.h"
 
 /*
+ * A prefill handle: the borrowed sheaf's address in its low
+ * SHEAF_HANDLE_SHIFT bits, the lend's number (struct sheaf's lend_gen)
+ * above (sheaf_prefill.c).
+ */
+#define SHEAF_HANDLE_SHIFT 48
+#define SHEAF_HANDLE_ADDR ((UINT64_C(1) << SHEAF_HANDLE_SHIFT) - 1)
+
+/*
  * Note the caller's process in hint word *w (0: nobody yet, an
  * incarnation: that process only, UINT64_MAX: several): a pool only the
  * caller's process borrows from (sp->lender) or parks in (sp->parker)

@@ -315,31 +315,17 @@ sheaf_pair_drain(struct sheaf_pool *sp, struct sheaf_slot *v, uint32_t b,
 }
 
 unsigned int
-sheaf_pair_take(struct sheaf_slot *lc, void **objs, unsigned int n)
+sheaf_pair_take(struct sheaf_slot *lc, void **objs, unsigned int n,
+	uint32_t *note)
 {
 	uint64_t nw;
 
 	n = sheaf_pair_copy_top(lc, sheaf_pair_state(lc), objs, n, &nw);
+	/* The copy, the note, the count (a death: sheaf_pvt.h's loading). */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(note, *note + n, __ATOMIC_RELAXED);
 	sheaf_pair_commit(lc, nw);
 	return n;
-}
-
-unsigned int
-sheaf_pair_give(struct sheaf_slot *lc, void * const *objs, unsigned int n)
-{
-	uint64_t w = sheaf_pair_state(lc);
-	uint32_t ss = sheaf_st_size(w, SHEAF_SPARE);
-	uint32_t ms = sheaf_st_size(w, SHEAF_MAIN);
-	unsigned int t1 = RTE_MIN(sheaf_pair_room(lc, ms), n);
-	unsigned int t2 = RTE_MIN(sheaf_pair_room(lc, ss), n - t1);
-
-	memcpy(&sheaf_pair_sheaf(lc, w, SHEAF_MAIN)->objs[ms], objs,
-		t1 * sizeof(void *));
-	memcpy(&sheaf_pair_sheaf(lc, w, SHEAF_SPARE)->objs[ss], objs + t1,
-		t2 * sizeof(void *));
-	sheaf_pair_commit(lc, sheaf_st_make(sheaf_st_idx(w, SHEAF_MAIN),
-		ms + t1, sheaf_st_idx(w, SHEAF_SPARE), ss + t2));
-	return t1 + t2;
 }
 
 struct sheaf *

@@ -143,16 +143,6 @@ sheaf_pair_room(const struct sheaf_slot *lc, uint32_t size)
 	return size < cap ? cap - size : 0;
 }
 
-/* Room in main and spare together: what sheaf_pair_give() takes. */
-static inline uint32_t
-sheaf_pair_room_all(const struct sheaf_slot *lc)
-{
-	uint64_t w = sheaf_pair_state(lc);
-
-	return sheaf_pair_room(lc, sheaf_st_size(w, SHEAF_MAIN)) +
-		sheaf_pair_room(lc, sheaf_st_size(w, SHEAF_SPARE));
-}
-
 /* Take n objects off main, n <= its count: the fast path's get. */
 static __rte_always_inline void
 sheaf_pair_pop(struct sheaf_slot *lc, uint64_t w, void **objs,
@@ -191,7 +181,9 @@ sheaf_pair_push(struct sheaf_slot *lc, uint64_t w, void * const *objs,
  * sheaf_pair_push_table() (below) in two halves, for a caller that
  * looks at the objects in between (sheaf_lcore.c, a validated pool):
  * the first copies, records and cuts, and returns where in main the
- * objects are; the second stores the count and clears the record.
+ * objects are (at: the kill point after the cut); the second stores the
+ * count and clears the record. The table may be a borrowed sheaf's
+ * (sheaf_prefill.c), *tlen its size or load record: the same holds.
  *
  * As sheaf_pair_push(), for the last n objects of a table that another
  * process may take over as it stands: DPDK's mempool cache of the
@@ -208,12 +200,12 @@ sheaf_pair_push(struct sheaf_slot *lc, uint64_t w, void * const *objs,
  */
 static inline void **
 sheaf_pair_cut_begin(struct sheaf_slot *lc, uint64_t w, void * const *objs,
-	unsigned int n, uint32_t *tlen, uint32_t left)
+	unsigned int n, uint32_t *tlen, uint32_t left, const char *at)
 {
 	struct sheaf *m = sheaf_pair_sheaf(lc, w, SHEAF_MAIN);
-	void **at = &m->objs[sheaf_pair_msize(w)];
+	void **dst = &m->objs[sheaf_pair_msize(w)];
 
-	sheaf_objs_copy(at, objs, n);
+	sheaf_objs_copy(dst, objs, n);
 	SHEAF_KILL("push_table.copied");
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/*
@@ -227,8 +219,9 @@ sheaf_pair_cut_begin(struct sheaf_slot *lc, uint64_t w, void * const *objs,
 	__atomic_store_n(&lc->cut_n, n, __ATOMIC_RELAXED);
 	SHEAF_KILL("push_table.noted");
 	sheaf_cache_cut(tlen, left);
-	SHEAF_KILL("push_table.cut");
-	return at;
+	/* A variable name: SHEAF_KILL2() uses it in every build. */
+	SHEAF_KILL2(at, NULL);
+	return dst;
 }
 
 /* The end of a push from a table: the count w, the record cleared. */
@@ -245,7 +238,7 @@ static inline void
 sheaf_pair_push_table(struct sheaf_slot *lc, uint64_t w, void * const *objs,
 	unsigned int n, uint32_t *tlen, uint32_t left)
 {
-	sheaf_pair_cut_begin(lc, w, objs, n, tlen, left);
+	sheaf_pair_cut_begin(lc, w, objs, n, tlen, left, "push_table.cut");
 	sheaf_pair_cut_end(lc, w + n);
 }
 
@@ -343,13 +336,13 @@ unsigned int sheaf_pair_give_back(struct sheaf_pool *sp,
 unsigned int sheaf_pair_drain(struct sheaf_pool *sp, struct sheaf_slot *v,
 	uint32_t b, unsigned int *bad);
 
-/* Take up to n objects from spare, then main (prefill). Returns them. */
+/*
+ * Take up to n objects from spare, then main (prefill). Returns them,
+ * *note raised by them before the slot's count is lowered: a borrowed
+ * sheaf's load record (struct sheaf's loading).
+ */
 unsigned int sheaf_pair_take(struct sheaf_slot *lc, void **objs,
-	unsigned int n);
-
-/* Put up to n objects into the room of main, then spare. Returns them. */
-unsigned int sheaf_pair_give(struct sheaf_slot *lc, void * const *objs,
-	unsigned int n);
+	unsigned int n, uint32_t *note);
 
 /*
  * Lend out whole the spare or main when it holds n objects or more,

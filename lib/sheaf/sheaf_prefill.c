@@ -20,15 +20,16 @@
  * (sheaf_reclaim.h). A borrow or a refill that cannot reach n gives back
  * what it took. Returning puts a non-empty arena sheaf whole into the
  * barn while the barn is under its limit; its objects otherwise go to the
- * caller's sheaves, then to the slabs.
+ * caller's main sheaf, then to the slabs.
  *
  * A borrowed sheaf is in its borrower's hands: the barn or slot it came
  * from let go of it in the transaction that took it, which recorded the
  * borrower (sheaf_lend.h); the sheaves of a borrower that dies come back
  * to the pool. While lent, a sheaf's objects are objs[0..size): its size
  * goes down before objects leave it and up after they arrived, so that
- * a death in between loses what was in flight and never lets two places
- * hold one object.
+ * a death in between never lets two places hold one object; what it
+ * loses is counted (RTE_SHEAF_STAT_LOST) by the records kept meanwhile:
+ * the sheaf's load record, the slot's cut record (doc/design.md).
  *
  * Handles carry a generation: a handle is the sheaf's address with the
  * sheaf's lend count in its top 16 bits, which user-space addresses do
@@ -52,11 +53,9 @@
 #include "sheaf_pool.h"
 #include "sheaf_reclaim.h"
 #include "sheaf_shared.h"
+#include "sheaf_slab.h"
 #include "sheaf_slot.h"
 #include "sheaf_validate.h"
-
-#define SHEAF_HANDLE_SHIFT 48
-#define SHEAF_HANDLE_ADDR ((UINT64_C(1) << SHEAF_HANDLE_SHIFT) - 1)
 
 /* The caller of a call that reaches the tiers. */
 struct sheaf_prefill_ctx {
@@ -161,14 +160,34 @@ sheaf_prefill_leave(struct sheaf_prefill_ctx *c)
 	sheaf_call_leave(c->sp);
 }
 
-/* Put objects back: room in the caller's own sheaves, then the slabs. */
+/*
+ * Give back the last *cnt objects of objs, a borrowed sheaf's table whose
+ * count word cnt (its size, or its load record) only the caller writes:
+ * what main has room for into main, as a flush of DPDK's cache goes
+ * (sheaf_pair_cut_begin(): the slot's cut record counts them lost if a
+ * death falls between the count word's cut and main's count; at: the
+ * kill point there), then the rest to the slabs, *cnt committed with
+ * each depot transaction. Nothing is in two places, and nothing lost is
+ * left uncounted.
+ */
 static void
-sheaf_prefill_to_tiers(const struct sheaf_prefill_ctx *c, void * const *objs,
-	unsigned int n)
+sheaf_prefill_give_back(const struct sheaf_prefill_ctx *c, void **objs,
+	uint32_t *cnt, const char *at)
 {
-	unsigned int t = c->lc != NULL ? sheaf_pair_give(c->lc, objs, n) : 0;
-	unsigned int bad = sheaf_shared_give(c->sp, objs + t, n - t);
+	unsigned int t, bad = 0;
+	uint64_t w;
 
+	if (c->lc != NULL && *cnt != 0) {
+		w = sheaf_pair_state(c->lc);
+		t = RTE_MIN(*cnt, sheaf_pair_room(c->lc, sheaf_pair_msize(w)));
+		if (t != 0) {
+			sheaf_pair_cut_begin(c->lc, w, objs + *cnt - t, t, cnt,
+				*cnt - t, at);
+			sheaf_pair_cut_end(c->lc, w + t);
+		}
+	}
+	sheaf_depot_flush_counted(c->sp, objs, cnt, SHEAF_TX_transit_flush,
+		&bad);
 	if (bad != 0)
 		sheaf_prefill_stat(c, RTE_SHEAF_STAT_FREE_INVALID, bad);
 }
@@ -183,7 +202,7 @@ sheaf_prefill_to_tiers(const struct sheaf_prefill_ctx *c, void * const *objs,
  */
 static unsigned int
 sheaf_prefill_from_cache(const struct sheaf_prefill_ctx *c, void **objs,
-	unsigned int n)
+	unsigned int n, uint32_t *note)
 {
 	struct rte_mempool_cache *mc;
 	unsigned int t;
@@ -196,32 +215,47 @@ sheaf_prefill_from_cache(const struct sheaf_prefill_ctx *c, void **objs,
 		return 0;
 	t = RTE_MIN(n, mc->len);
 	memcpy(objs, &mc->objs[mc->len - t], t * sizeof(*objs));
-	mc->len -= t;
+	/* The copy, the note, the cut (a death: as sheaf_pair_take()). */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(note, *note + t, __ATOMIC_RELAXED);
+	sheaf_cache_cut(&mc->len, mc->len - t);
 	return t;
 }
 
 /*
- * Up to max objects: the caller's own, the shared tiers, then the
- * caller's mempool cache.
+ * Up to max objects into s beyond its size and its load record: the
+ * caller's own, the shared tiers, then the caller's mempool cache. Each
+ * source raises s->loading by what it gives before its own count falls
+ * (the slot's, the cache's) or with it (a transaction's): a death leaves
+ * the objects in their tier (counted lost too, if it falls between the
+ * two stores: the count is high by them, no object is doubled) or
+ * counted in the record, which a recoverer of the dead borrower counts
+ * lost (sheaf_lend_settle()).
  */
 static unsigned int
-sheaf_prefill_gather(const struct sheaf_prefill_ctx *c, void **objs,
+sheaf_prefill_gather(const struct sheaf_prefill_ctx *c, struct sheaf *s,
 	unsigned int need, unsigned int max)
 {
-	unsigned int got = c->lc != NULL ? sheaf_pair_take(c->lc, objs, max) : 0;
+	void **objs = &s->objs[s->load_from + s->loading];
+	unsigned int got = c->lc != NULL ?
+		sheaf_pair_take(c->lc, objs, max, &s->loading) : 0;
 
 	if (got < need)
 		got += sheaf_shared_take(c->sp, c->home, objs + got,
-			need - got, NULL);
+			need - got, NULL, &s->loading);
 	if (got < need)
-		got += sheaf_prefill_from_cache(c, objs + got, need - got);
+		got += sheaf_prefill_from_cache(c, objs + got, need - got,
+			&s->loading);
 	return got;
 }
 
 /*
  * Load s to at least min objects, up to max. All or nothing: short of
  * min, what was loaded goes back and s is as it was. Returns 0 or
- * -ENOMEM.
+ * -ENOMEM. The objects beyond s->size are counted in its load record
+ * (struct sheaf's loading, from load_from = its size) until the size
+ * is stored; the record is cleared after it (the recoverer reads the
+ * record only while the size is still load_from).
  */
 static int
 sheaf_prefill_load(const struct sheaf_prefill_ctx *c, struct sheaf *s,
@@ -230,20 +264,27 @@ sheaf_prefill_load(const struct sheaf_prefill_ctx *c, struct sheaf *s,
 	const unsigned int from = s->size;
 	unsigned int got = from;
 
-	/* Beyond s->size: s's until its size is stored below. */
-	got += sheaf_prefill_gather(c, &s->objs[got], min - got, max - got);
+	/* Relaxed, in program order (signal fences): the reader is the
+	 * recoverer of this process, after its death. loading is 0. */
+	__atomic_store_n(&s->load_from, from, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	got += sheaf_prefill_gather(c, s, min - got, max - got);
 	if (got < min && sheaf_reclaim(c->sp, c->lc, min - got))
-		got += sheaf_prefill_gather(c, &s->objs[got], min - got,
-			min - got);
+		got += sheaf_prefill_gather(c, s, min - got, min - got);
 	if (got < min) {
-		sheaf_prefill_to_tiers(c, &s->objs[from], got - from);
+		/* The cut's kill point as a cache flush's: no round of
+		 * the matrix runs a pool short in a load. */
+		sheaf_prefill_give_back(c, &s->objs[from], &s->loading,
+			"push_table.cut");
 		sheaf_prefill_stat(c, RTE_SHEAF_STAT_PREFILL_FAIL, 1);
 		return -ENOMEM;
 	}
 	SHEAF_KILL("prefill.load");
-	/* The objects in place before the size says so (a death). */
+	/* The objects in place and counted before the size says so. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->size = got;
+	__atomic_store_n(&s->size, got, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->loading, 0, __ATOMIC_RELAXED);
 	sheaf_prefill_stat(c, RTE_SHEAF_STAT_PREFILL, got - from);
 	return 0;
 }
@@ -328,15 +369,14 @@ sheaf_prefill_new(const struct sheaf_prefill_ctx *c, unsigned int n)
 /*
  * Take back a sheaf the caller holds, no longer lent, with its objects:
  * whole into the barn while under its limit; else its objects go to the
- * caller's sheaves (the size lowered first), then to the slabs (the size
- * committed with each depot transaction), and the sheaf to the barn's
- * empty stack or, oversize, off the list and freed.
+ * caller's main sheaf, then to the slabs (sheaf_prefill_give_back()), and
+ * the sheaf to the barn's empty stack or, oversize, off the list and
+ * freed.
  */
 static void
 sheaf_prefill_release(const struct sheaf_prefill_ctx *c, struct sheaf *s)
 {
 	struct sheaf_pool *sp = c->sp;
-	unsigned int t, bad = 0;
 	struct sheaf_tx tx;
 
 	if (!(s->flags & SHEAF_F_MALLOC) && s->size != 0 &&
@@ -348,18 +388,7 @@ sheaf_prefill_release(const struct sheaf_prefill_ctx *c, struct sheaf *s)
 		sheaf_tx_end(&tx);
 		return;
 	}
-	t = c->lc == NULL ? 0 : RTE_MIN(s->size,
-		sheaf_pair_room_all(c->lc));
-	if (t != 0) {
-		s->size -= t;
-		/* The size down before the objects leave (a death). */
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		SHEAF_KILL("prefill.give");
-		sheaf_pair_give(c->lc, &s->objs[s->size], t);
-	}
-	sheaf_barn_transit_flush(sp, s, &bad);
-	if (bad != 0)
-		sheaf_prefill_stat(c, RTE_SHEAF_STAT_FREE_INVALID, bad);
+	sheaf_prefill_give_back(c, s->objs, &s->size, "prefill.give");
 	if (s->flags & SHEAF_F_MALLOC) {
 		sheaf_lend_retire(sp, s);
 		return;
@@ -462,9 +491,31 @@ rte_sheaf_prefill_get(struct rte_mempool *mp, unsigned int n)
 }
 
 /*
+ * Hand the k objects at the bottom of a, both sheaves held by the caller,
+ * to b, empty, whose objs[] holds them already: b's load record, a's size
+ * cut, then b's size raised. A death between the cut and the raise
+ * leaves them counted lost by the record (between the record and the
+ * cut: counted, though a still holds them); never in both.
+ */
+static void
+sheaf_prefill_hand(struct sheaf *a, struct sheaf *b, unsigned int k)
+{
+	/* Relaxed, in program order: as sheaf_prefill_load(). */
+	__atomic_store_n(&b->load_from, 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&b->loading, k, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&a->size, 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	SHEAF_KILL("prefill.grow");
+	__atomic_store_n(&b->size, k, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&b->loading, 0, __ATOMIC_RELAXED);
+}
+
+/*
  * Outgrown: a larger sheaf takes over s's objects, as in SLUB. Both are
- * held by the caller meanwhile: a size goes down before the other goes
- * up (a death between loses s's objects, never doubles them).
+ * held by the caller meanwhile (sheaf_prefill_hand()).
  */
 static int
 sheaf_prefill_grow(struct sheaf_prefill_ctx *c, struct sheaf **sp_,
@@ -476,15 +527,10 @@ sheaf_prefill_grow(struct sheaf_prefill_ctx *c, struct sheaf **sp_,
 	if (t == NULL)
 		return -ENOMEM;
 	memcpy(t->objs, s->objs, k * sizeof(void *));
-	s->size = 0;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	SHEAF_KILL("prefill.grow");
-	t->size = k;
+	sheaf_prefill_hand(s, t, k);
 	if (sheaf_prefill_load(c, t, n, n) < 0) {
-		/* The objects back to s. */
-		t->size = 0;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		s->size = k;
+		/* The objects back to s, whose objs[] still holds them. */
+		sheaf_prefill_hand(t, s, k);
 		sheaf_prefill_release(c, t);
 		return -ENOMEM;
 	}

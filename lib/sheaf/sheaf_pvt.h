@@ -98,6 +98,17 @@ struct sheaf {
 	uint64_t holder;
 	/* Oversize sheaves: the next on the pool's list; barn 0's lock. */
 	struct sheaf *next;
+	/*
+	 * Prefill's load record (sheaf_prefill.c): while a borrowed
+	 * sheaf's size is load_from, loading objects beyond it have left
+	 * their tiers for it and are not counted in its size yet; a
+	 * recoverer of its dead borrower counts them lost
+	 * (sheaf_lend_settle()). Writer: the borrower, in program order
+	 * (signal fences), or a transaction of it (journaled); loading's
+	 * clear also the recoverer that settles it.
+	 */
+	uint32_t loading;
+	uint32_t load_from;
 	void *objs[];
 };
 

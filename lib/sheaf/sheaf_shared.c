@@ -52,10 +52,21 @@ sheaf_table_done(struct sheaf_table_undo *u)
 		free(u->saved);
 }
 
+/*
+ * Raise *note by t in tx, journaled: a roll-back lowers it with the
+ * objects it puts back (a borrowed sheaf's load record).
+ */
+static void
+sheaf_shared_note(struct sheaf_tx *tx, uint32_t *note, unsigned int t)
+{
+	if (note != NULL && t != 0)
+		sheaf_tx_store32(tx, note, *note + t);
+}
+
 /* Up to n objects from depot d's slabs, in transactions. */
 static unsigned int
 sheaf_shared_take_depot(struct sheaf_pool *sp, uint32_t d, void **objs,
-	unsigned int n, struct sheaf_table_undo *undo)
+	unsigned int n, struct sheaf_table_undo *undo, uint32_t *note)
 {
 	unsigned int got = 0, t;
 	struct sheaf_tx tx;
@@ -67,6 +78,7 @@ sheaf_shared_take_depot(struct sheaf_pool *sp, uint32_t d, void **objs,
 		if (sheaf_depot_begin(&tx, sp, d, SHEAF_TX_shared_take, false) < 0)
 			break;
 		t = sheaf_depot_take(&tx, d, objs + got, t);
+		sheaf_shared_note(&tx, note, t);
 		sheaf_tx_end(&tx);
 		if (t == 0)
 			break;
@@ -78,7 +90,7 @@ sheaf_shared_take_depot(struct sheaf_pool *sp, uint32_t d, void **objs,
 /* Up to n objects out of barn b's full sheaves. */
 static unsigned int
 sheaf_shared_take_barn(struct sheaf_pool *sp, uint32_t b, void **objs,
-	unsigned int n, struct sheaf_table_undo *undo)
+	unsigned int n, struct sheaf_table_undo *undo, uint32_t *note)
 {
 	unsigned int got = 0, t;
 	struct sheaf_tx tx;
@@ -90,6 +102,7 @@ sheaf_shared_take_barn(struct sheaf_pool *sp, uint32_t b, void **objs,
 		if (sheaf_barn_begin(&tx, sp, b, SHEAF_TX_shared_take, false) < 0)
 			break;
 		t = sheaf_barn_take_objs(&tx, b, objs + got, n - got);
+		sheaf_shared_note(&tx, note, t);
 		sheaf_tx_end(&tx);
 		if (t == 0)
 			break;
@@ -100,17 +113,17 @@ sheaf_shared_take_barn(struct sheaf_pool *sp, uint32_t b, void **objs,
 
 unsigned int
 sheaf_shared_take(struct sheaf_pool *sp, uint32_t home, void **objs,
-	unsigned int n, struct sheaf_table_undo *undo)
+	unsigned int n, struct sheaf_table_undo *undo, uint32_t *note)
 {
 	unsigned int got = 0;
 	uint32_t i;
 
 	for (i = 0; i < sp->nb_nodes && got < n; i++)
 		got += sheaf_shared_take_depot(sp, (home + i) % sp->nb_nodes,
-			objs + got, n - got, undo);
+			objs + got, n - got, undo, note);
 	for (i = 0; i < sp->nb_nodes && got < n; i++)
 		got += sheaf_shared_take_barn(sp, (home + i) % sp->nb_nodes,
-			objs + got, n - got, undo);
+			objs + got, n - got, undo, note);
 	return got;
 }
 
@@ -443,10 +456,10 @@ sheaf_shared_get(struct sheaf_pool *sp, void **objs, unsigned int n,
 	/* Expired deferred sheaves join the barns first. */
 	if (!reentered)
 		sheaf_deferred_reclaim(sp, true);
-	got = sheaf_shared_take(sp, home, objs, n, &undo);
+	got = sheaf_shared_take(sp, home, objs, n, &undo, NULL);
 	if (got < n && !reentered && sheaf_reclaim(sp, NULL, n - got))
 		got += sheaf_shared_take(sp, home, objs + got, n - got,
-			&undo);
+			&undo, NULL);
 	if (got == n) {
 		sheaf_table_done(&undo);
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_ALLOC_SLOW, n);

@@ -44,10 +44,12 @@ struct sheaf_table_undo;
 /*
  * Take up to n objects from the shared tiers: depots then barns, home
  * first. Returns the objects taken. undo (may be NULL) saves each part of
- * objs before it is written.
+ * objs before it is written. note (may be NULL): raised by each
+ * transaction's objects inside it (a borrowed sheaf's load record).
  */
 unsigned int sheaf_shared_take(struct sheaf_pool *sp, uint32_t home,
-	void **objs, unsigned int n, struct sheaf_table_undo *undo);
+	void **objs, unsigned int n, struct sheaf_table_undo *undo,
+	uint32_t *note);
 
 /*
  * Give n objects to the slabs. Returns the pointers refused (not the
