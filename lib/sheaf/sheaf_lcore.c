@@ -249,8 +249,8 @@ sheaf_lcore_push_checked(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	uint64_t w, void * const *objs, unsigned int n, uint32_t *tlen,
 	uint32_t left)
 {
-	void **at = sheaf_pair_cut_begin(lc, w, objs, n, tlen, left,
-		"push_table.cut");
+	void **at = sheaf_pair_cut_begin(lc, w, SHEAF_MAIN, objs, n, tlen,
+		left, "push_table.cut");
 	unsigned int k = sheaf_validate_put(sp, at, n, at);
 
 	if (k != n) {

@@ -180,9 +180,10 @@ sheaf_pair_push(struct sheaf_slot *lc, uint64_t w, void * const *objs,
 /*
  * sheaf_pair_push_table() (below) in two halves, for a caller that
  * looks at the objects in between (sheaf_lcore.c, a validated pool):
- * the first copies, records and cuts, and returns where in main the
- * objects are (at: the kill point after the cut); the second stores the
- * count and clears the record. The table may be a borrowed sheaf's
+ * the first copies into half h (main, or spare), records and cuts, and
+ * returns where the objects are (at: the kill point after the cut); the
+ * second stores the count (w with h's size raised: the state word to
+ * store) and clears the record. The table may be a borrowed sheaf's
  * (sheaf_prefill.c), *tlen its size or load record: the same holds.
  *
  * As sheaf_pair_push(), for the last n objects of a table that another
@@ -199,11 +200,12 @@ sheaf_pair_push(struct sheaf_slot *lc, uint64_t w, void * const *objs,
  * cut was made: the next process may use the cache before anyone looks).
  */
 static inline void **
-sheaf_pair_cut_begin(struct sheaf_slot *lc, uint64_t w, void * const *objs,
-	unsigned int n, uint32_t *tlen, uint32_t left, const char *at)
+sheaf_pair_cut_begin(struct sheaf_slot *lc, uint64_t w, enum sheaf_which h,
+	void * const *objs, unsigned int n, uint32_t *tlen, uint32_t left,
+	const char *at)
 {
-	struct sheaf *m = sheaf_pair_sheaf(lc, w, SHEAF_MAIN);
-	void **dst = &m->objs[sheaf_pair_msize(w)];
+	struct sheaf *m = sheaf_pair_sheaf(lc, w, h);
+	void **dst = &m->objs[sheaf_st_size(w, h)];
 
 	sheaf_objs_copy(dst, objs, n);
 	SHEAF_KILL("push_table.copied");
@@ -238,7 +240,8 @@ static inline void
 sheaf_pair_push_table(struct sheaf_slot *lc, uint64_t w, void * const *objs,
 	unsigned int n, uint32_t *tlen, uint32_t left)
 {
-	sheaf_pair_cut_begin(lc, w, objs, n, tlen, left, "push_table.cut");
+	sheaf_pair_cut_begin(lc, w, SHEAF_MAIN, objs, n, tlen, left,
+		"push_table.cut");
 	sheaf_pair_cut_end(lc, w + n);
 }
 

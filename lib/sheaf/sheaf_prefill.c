@@ -20,7 +20,7 @@
  * (sheaf_reclaim.h). A borrow or a refill that cannot reach n gives back
  * what it took. Returning puts a non-empty arena sheaf whole into the
  * barn while the barn is under its limit; its objects otherwise go to the
- * caller's main sheaf, then to the slabs.
+ * caller's main and spare sheaves, then to the slabs.
  *
  * A borrowed sheaf is in its borrower's hands: the barn or slot it came
  * from let go of it in the transaction that took it, which recorded the
@@ -163,28 +163,32 @@ sheaf_prefill_leave(struct sheaf_prefill_ctx *c)
 /*
  * Give back the last *cnt objects of objs, a borrowed sheaf's table whose
  * count word cnt (its size, or its load record) only the caller writes:
- * what main has room for into main, as a flush of DPDK's cache goes
- * (sheaf_pair_cut_begin(): the slot's cut record counts them lost if a
- * death falls between the count word's cut and main's count; at: the
- * kill point there), then the rest to the slabs, *cnt committed with
- * each depot transaction. Nothing is in two places, and nothing lost is
- * left uncounted.
+ * what main, then spare, has room for into it, as a flush of DPDK's
+ * cache goes (sheaf_pair_cut_begin(): the slot's cut record counts them
+ * lost if a death falls between the count word's cut and the sheaf's
+ * count; at: the kill point there), then the rest to the slabs, *cnt
+ * committed with each depot transaction. Nothing is in two places, and
+ * nothing lost is left uncounted.
  */
 static void
 sheaf_prefill_give_back(const struct sheaf_prefill_ctx *c, void **objs,
 	uint32_t *cnt, const char *at)
 {
-	unsigned int t, bad = 0;
+	static const enum sheaf_which half[] = { SHEAF_MAIN, SHEAF_SPARE };
+	unsigned int t, i, bad = 0;
+	uint32_t size;
 	uint64_t w;
 
-	if (c->lc != NULL && *cnt != 0) {
+	for (i = 0; c->lc != NULL && *cnt != 0 && i < RTE_DIM(half); i++) {
 		w = sheaf_pair_state(c->lc);
-		t = RTE_MIN(*cnt, sheaf_pair_room(c->lc, sheaf_pair_msize(w)));
-		if (t != 0) {
-			sheaf_pair_cut_begin(c->lc, w, objs + *cnt - t, t, cnt,
-				*cnt - t, at);
-			sheaf_pair_cut_end(c->lc, w + t);
-		}
+		size = sheaf_st_size(w, half[i]);
+		t = RTE_MIN(*cnt, sheaf_pair_room(c->lc, size));
+		if (t == 0)
+			continue;
+		sheaf_pair_cut_begin(c->lc, w, half[i], objs + *cnt - t, t,
+			cnt, *cnt - t, at);
+		sheaf_pair_cut_end(c->lc, sheaf_st_set(w, half[i],
+			sheaf_st_idx(w, half[i]), size + t));
 	}
 	sheaf_depot_flush_counted(c->sp, objs, cnt, SHEAF_TX_transit_flush,
 		&bad);
@@ -369,9 +373,9 @@ sheaf_prefill_new(const struct sheaf_prefill_ctx *c, unsigned int n)
 /*
  * Take back a sheaf the caller holds, no longer lent, with its objects:
  * whole into the barn while under its limit; else its objects go to the
- * caller's main sheaf, then to the slabs (sheaf_prefill_give_back()), and
- * the sheaf to the barn's empty stack or, oversize, off the list and
- * freed.
+ * caller's main and spare sheaves, then to the slabs
+ * (sheaf_prefill_give_back()), and the sheaf to the barn's empty stack
+ * or, oversize, off the list and freed.
  */
 static void
 sheaf_prefill_release(const struct sheaf_prefill_ctx *c, struct sheaf *s)
