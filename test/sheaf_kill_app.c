@@ -1225,6 +1225,36 @@ qsbr_make(void)
 }
 
 /* A fresh pool for the secondaries, with objects in the primary's slot. */
+/*
+ * Oversize prefill sheaves, on the pool's idle list, for every borrow of
+ * the secondaries: none of them allocates one. A process killed while
+ * another of its threads is inside rte_malloc() leaves DPDK's heap lock
+ * held (doc/reliability.md's limits): the next secondary's EAL start-up
+ * and the pool's free would hang (seen once in CI, 2026-12-05).
+ */
+#define PF_WARM 8
+static int
+pool_warm_oversize(void)
+{
+	struct rte_sheaf_prefill *pf[PF_WARM];
+	unsigned int k, got;
+	int ret = 0;
+
+	for (got = 0; got < PF_WARM; got++) {
+		pf[got] = rte_sheaf_prefill_get(pool, PF_OVERSIZE_MAX);
+		if (pf[got] == NULL) {
+			printf("FAILED: primary prefill get of %u: %s\n",
+				PF_OVERSIZE_MAX, rte_strerror(rte_errno));
+			ret = -1;
+			break;
+		}
+	}
+	for (k = 0; k < got; k++)
+		if (rte_sheaf_prefill_put(pool, pf[k]) != 0)
+			ret = -1;
+	return ret;
+}
+
 static int
 pool_make(unsigned int i)
 {
@@ -1249,6 +1279,8 @@ pool_make(unsigned int i)
 		return -1;
 	}
 	if (index_build() < 0)
+		return -1;
+	if (pool_warm_oversize() < 0)
 		return -1;
 	/* Main and spare hold objects now, for the remote takes. */
 	if (rte_mempool_get_bulk(pool, objs, RTE_DIM(objs)) != 0) {
