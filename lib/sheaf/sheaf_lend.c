@@ -85,26 +85,18 @@ sheaf_lend_claim(uint64_t *w, uint64_t h)
 /*
  * A dead borrower's load record (struct sheaf's loading): objects that
  * left their tiers for s and were not counted in its size, which is
- * still the record's load_from, are lost: counted, logged. A size that
- * moved on was stored with them (the record is cleared next). Counted
- * before cleared: a recoverer that dies in between has them counted
- * again, never not at all.
+ * still the record's load_from, are lost (sheaf_stat_settle_record()).
  */
 static void
 sheaf_lend_settle(struct sheaf_pool *sp, struct sheaf *s, uint64_t h)
 {
-	uint32_t n = __atomic_load_n(&s->loading, __ATOMIC_RELAXED);
+	uint32_t n = sheaf_stat_settle_record(sp, &s->loading,
+		__atomic_load_n(&s->size, __ATOMIC_RELAXED) ==
+		__atomic_load_n(&s->load_from, __ATOMIC_RELAXED));
 
-	if (n == 0)
-		return;
-	if (__atomic_load_n(&s->size, __ATOMIC_RELAXED) ==
-			__atomic_load_n(&s->load_from, __ATOMIC_RELAXED)) {
-		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_LOST, n);
+	if (n != 0)
 		SHEAF_LOG(CRIT, "pool %s: prefill sheaf of dead process %u: %u objects out of their tiers and not yet in the sheaf (a load, a grow) lost (RTE_SHEAF_STAT_LOST)",
 			sp->mp->name, sheaf_proc_pid(h), n);
-	}
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&s->loading, 0, __ATOMIC_RELAXED);
 }
 
 /* Take sheaf s from its dead borrower h: see sheaf_lend_claim(). */

@@ -573,6 +573,32 @@ sheaf_stat_add(struct sheaf_pool *sp, struct sheaf_slot *lc,
 }
 
 /*
+ * A dead process's record of objects out of one place and not yet
+ * counted in the next: *rec objects (a slot's cut_n, a prefill sheaf's
+ * loading), unstored true when the count word is still the one the
+ * record names (the count was not stored: they are in neither place).
+ * Those are counted lost (RTE_SHEAF_STAT_LOST), then the record is
+ * cleared: a settler that dies in between has them counted twice, never
+ * not at all. Returns the objects counted, for the caller's CRIT line;
+ * 0 for none or a count that moved on (stored with them: the record's
+ * clearing was the next store). The reader is the dead process's
+ * recoverer, after its death: relaxed, in program order.
+ */
+static inline uint32_t
+sheaf_stat_settle_record(struct sheaf_pool *sp, uint32_t *rec, bool unstored)
+{
+	uint32_t n = __atomic_load_n(rec, __ATOMIC_RELAXED);
+
+	if (n == 0)
+		return 0;
+	if (unstored)
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_LOST, n);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(rec, 0, __ATOMIC_RELAXED);
+	return unstored ? n : 0;
+}
+
+/*
  * Cut DPDK's mempool cache whose length is *tlen to its first left
  * objects, when a put's table is that whole cache (a flush; see
  * sheaf_lcore_cache_flush()): the objects past left have been copied out

@@ -107,32 +107,25 @@ sheaf_slot_claimed_now(struct sheaf_slot *lc, uint64_t o)
 }
 
 /*
- * A dead owner's flush of DPDK's cache cut a run off the cache and died
- * before main's count (sheaf_pair_push_table()): the run is in neither,
- * counted lost here. The record is set, and the state word is the one
- * it names: the count was not stored. A state word that moved on means
- * the count was (the record's clearing is the next store). Called by the
- * slot's new holder, its fence after the owner word taken. Counted
- * before the record is cleared: an heir that dies in between has the
- * run counted twice, never not at all.
+ * A dead owner moved a run into its main by the cut protocol
+ * (sheaf_pair_cut_begin(): a flush of DPDK's cache, a prefill sheaf's
+ * return) and died after the cut, before main's count: the run is in
+ * neither, counted lost (sheaf_stat_settle_record()) while the state
+ * word is still the record's cut_state. Called by the slot's new holder,
+ * its fence after the owner word taken.
  */
 static void
 sheaf_slot_settle_cut(struct sheaf_pool *sp, struct sheaf_slot *v,
 	uint64_t dead)
 {
-	uint32_t n = __atomic_load_n(&v->cut_n, __ATOMIC_RELAXED);
+	uint32_t n = sheaf_stat_settle_record(sp, &v->cut_n,
+		__atomic_load_n(&v->state, __ATOMIC_RELAXED) ==
+		__atomic_load_n(&v->cut_state, __ATOMIC_RELAXED));
 
-	if (n == 0)
-		return;
-	if (__atomic_load_n(&v->state, __ATOMIC_RELAXED) ==
-			__atomic_load_n(&v->cut_state, __ATOMIC_RELAXED)) {
-		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_LOST, n);
-		SHEAF_LOG(CRIT, "pool %s: lcore %u: process %u died flushing DPDK's mempool cache: %u objects cut off the cache and not yet in its sheaf lost (RTE_SHEAF_STAT_LOST)",
+	if (n != 0)
+		SHEAF_LOG(CRIT, "pool %s: lcore %u: process %u died moving a run into its sheaf (a flush of DPDK's mempool cache, a prefill sheaf's return): %u objects cut off their table and not yet counted in the sheaf lost (RTE_SHEAF_STAT_LOST)",
 			sp->mp->name, sheaf_slot_id(sp, v),
 			sheaf_proc_pid(dead), n);
-	}
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&v->cut_n, 0, __ATOMIC_RELAXED);
 }
 
 bool
