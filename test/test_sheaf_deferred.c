@@ -196,6 +196,9 @@ test_bad_input(void)
 		EINVAL);
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_free_deferred_bulk(pool, two, 0), 0,
 		"bulk of 0");
+	/* n 0 reads no table, as rte_mempool_put_bulk(): NULL included. */
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_free_deferred_bulk(pool, NULL, 0), 0,
+		"NULL bulk of 0");
 	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_FREE_DEFERRED), 0,
 		"free_deferred after refused calls");
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_reclaim(pool), 0, "reclaim, none");

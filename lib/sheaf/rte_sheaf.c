@@ -270,6 +270,9 @@ rte_sheaf_free_deferred_bulk(struct rte_mempool *mp, void * const *objs,
 
 	if (sp == NULL)
 		return -rte_errno;
+	/* Nothing to free: objs is not read (rte_mempool_put_bulk()'s way). */
+	if (n == 0)
+		return 0;
 	for (i = 0; objs != NULL && i < n; i++)
 		if (objs[i] == NULL)
 			break;
@@ -277,8 +280,6 @@ rte_sheaf_free_deferred_bulk(struct rte_mempool *mp, void * const *objs,
 		SHEAF_LOG(ERR, "pool %s: NULL object", mp->name);
 		return sheaf_fail(EINVAL);
 	}
-	if (n == 0)
-		return 0;
 	if (sheaf_validate_on(sp) && sheaf_validate_put_all(sp, objs, n) < 0) {
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, 1);
 		return sheaf_fail(EINVAL);

@@ -579,6 +579,13 @@ int rte_sheaf_dump(FILE *f, const struct rte_mempool *mp);
  * lcore can allocate them until the sheaf is returned with
  * rte_sheaf_prefill_put(). A handle is used by one thread at a time;
  * it may move between threads with the usual memory ordering.
+ *
+ * "Not a borrowed sheaf" below means a handle that some
+ * rte_sheaf_prefill_get() or rte_sheaf_prefill_refill() returned and
+ * that is no longer live (returned, or replaced by a refill), or one
+ * of another pool: those are refused with -EINVAL. Any other pointer is
+ * not a handle, and is not detected (as with a pointer passed to
+ * rte_mempool_put() that no pool handed out).
  */
 struct rte_sheaf_prefill;
 
@@ -845,8 +852,11 @@ int rte_sheaf_rcu_attach(struct rte_mempool *mp, struct rte_rcu_qsbr *v);
  *   0, or a negative errno, also in rte_errno; on error nothing is freed:
  *   - -EINVAL: mp is not a sheaf pool, or obj is NULL; with
  *     RTE_SHEAF_F_VALIDATE, obj is no object of mp, misaligned, or in the
- *     pool already. Without it such an object is refused (logged, counted)
- *     only once its grace period is over.
+ *     pool already. Without it obj is not checked, as in rte_mempool_put():
+ *     such an object is refused (logged, counted in
+ *     RTE_SHEAF_STAT_FREE_INVALID) only if it reaches the slabs (the
+ *     fallback queue's objects, a sheaf emptied into them); a sheaf may
+ *     hand it out again before that.
  *   - -ENOTSUP: no QSBR variable is attached to mp.
  *   - -EAGAIN: from a signal handler inside the pool, the shared
  *     deferred sheaf was out of reach or out of room, or the objects
@@ -874,8 +884,8 @@ int rte_sheaf_free_deferred(struct rte_mempool *mp, void *obj);
  *   Number of objects; 0 succeeds and does nothing.
  * @return
  *   0, or a negative errno, also in rte_errno; on error nothing is freed:
- *   - -EINVAL: mp is not a sheaf pool, objs is NULL or holds NULL; with
- *     RTE_SHEAF_F_VALIDATE, an object is refused as in
+ *   - -EINVAL: mp is not a sheaf pool, objs is NULL (n > 0) or holds
+ *     NULL; with RTE_SHEAF_F_VALIDATE, an object is refused as in
  *     rte_sheaf_free_deferred().
  *   - -ENOTSUP: no QSBR variable is attached to mp.
  *   - -EAGAIN: from a signal handler inside the pool, see
