@@ -1565,6 +1565,7 @@ static const struct {
 	 */
 	{ "push.copied", 30, "heir.served", 1, "--lcores=2@1" },
 	{ "push.copied", 30, "inherit.claimed", 1, "-l1" },
+	{ "push.copied", 30, "inherit.quiet", 1, "-l1" },
 	/*
 	 * A dead borrower's sheaf: the next reclaim or flush takes it
 	 * back (an arena sheaf whole onto a barn, an oversize one's

@@ -239,6 +239,33 @@ sheaf_test_main(int argc, char **argv, const struct sheaf_test_suite *suite)
 	return passed > 0 ? EXIT_SUCCESS : TEST_SKIPPED;
 }
 
+/*
+ * main() of a test with modes: without "-- MODE [ARG]" on the command
+ * line the suite runs (sheaf_test_main()); with it, EAL starts from the
+ * arguments before "--" and run(MODE, ARG or "") gives the exit status.
+ */
+static inline int
+sheaf_test_main_modes(int argc, char **argv,
+	const struct sheaf_test_suite *suite,
+	int (*run)(const char *mode, const char *arg))
+{
+	int i, ret;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0 && i + 1 < argc)
+			break;
+	if (i == argc)
+		return sheaf_test_main(argc, argv, suite);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (rte_eal_init(i, argv) < 0) {
+		printf("SKIP: EAL init failed: %s\n", rte_strerror(rte_errno));
+		return TEST_SKIPPED;
+	}
+	ret = run(argv[i + 1], i + 2 < argc ? argv[i + 2] : "");
+	rte_eal_cleanup();
+	return ret;
+}
+
 /** Every object of a pool, by address, sorted. */
 struct sheaf_test_objs {
 	uintptr_t *addr;

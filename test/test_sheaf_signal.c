@@ -476,19 +476,5 @@ sig_main_mp(const char *mode, const char *go)
 int
 main(int argc, char **argv)
 {
-	int i, ret;
-
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0 && i + 1 < argc)
-			break;
-	if (i == argc)
-		return sheaf_test_main(argc, argv, &sig_suite);
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (rte_eal_init(i, argv) < 0) {
-		printf("SKIP: EAL init failed: %s\n", rte_strerror(rte_errno));
-		return TEST_SKIPPED;
-	}
-	ret = sig_main_mp(argv[i + 1], i + 2 < argc ? argv[i + 2] : "");
-	rte_eal_cleanup();
-	return ret;
+	return sheaf_test_main_modes(argc, argv, &sig_suite, sig_main_mp);
 }

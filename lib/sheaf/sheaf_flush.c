@@ -102,7 +102,8 @@ sheaf_flush_all(struct sheaf_pool *sp)
 		self = NULL;
 	/*
 	 * A slot holding no objects is asked too while its cut record is
-	 * set: its owner may have died flushing DPDK's cache, and the heir
+	 * set: its owner may have died moving a run into it (a flush of
+	 * DPDK's cache, a prefill sheaf's return), and the heir
 	 * that empties it counts the run it lost (sheaf_slot_inherit()).
 	 * Relaxed: a hint; a live owner's record is set for a moment.
 	 */

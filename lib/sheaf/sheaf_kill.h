@@ -37,13 +37,14 @@
 	X("mark.clearing")      /* a dead thief's marker taken, bit set */ \
 	X("claim.owned")        /* a free slot's owner is us, mb not set */ \
 	X("inherit.claimed")    /* a dead owner's slot claimed, not set */ \
+	X("inherit.quiet")      /* its busy word stored, counts not folded */ \
 	X("heir.served")        /* a dead owner's slot emptied, not freed */ \
 	X("defer.copy")         /* deferred objects copied, count not */ \
 	X("defer.transit")      /* deferred rung: sheaf flushed, in transit */ \
 	X("barn_flush.transit") /* barn flush: sheaf flushed, in transit */ \
 	X("recover.undo")       /* rolling back a dead holder's journal */ \
 	X("prefill.load")       /* prefill: objects in place, size not */ \
-	X("prefill.give")       /* prefill: size cut, main's count not */ \
+	X("prefill.give")       /* prefill: size cut, slot's count not */ \
 	X("prefill.grow")       /* prefill: old sheaf emptied, new not set */ \
 	X("lend.claimed")       /* a dead borrower's sheaf claimed, not back */ \
 	X("park.emptied")       /* a park record emptied, not freed */
@@ -51,8 +52,9 @@
 /*
  * Points of a put that flushes DPDK's mempool cache: reached by the
  * cache rounds of the kill app (a pool with a cache), not the matrix.
- * A prefill return into main passes the first two too, and a short
- * load's return all three (sheaf_prefill_give_back()).
+ * A prefill return into main or spare passes the first two too (once
+ * per half it fills), and a short load's return all three
+ * (sheaf_prefill_give_back()).
  */
 #define SHEAF_KILL_POINTS_CACHE(X) \
 	X("push_table.copied")  /* cache flush: copied in, cache not cut */ \

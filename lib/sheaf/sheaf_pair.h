@@ -214,7 +214,9 @@ sheaf_pair_cut_begin(struct sheaf_slot *lc, uint64_t w, enum sheaf_which h,
 	 * The copy, the record (its state word first: cut_n names a whole
 	 * record), the cut, the count, the record cleared: in program
 	 * order (signal fences), all a dead owner's heir sees of it.
-	 * Relaxed: the reader is the heir, after this process's death.
+	 * Relaxed: the reader is the heir, after this process's death (of
+	 * a borrowed sheaf's count word, *tlen: the recoverer of the dead
+	 * borrower, sheaf_lend_settle()).
 	 */
 	__atomic_store_n(&lc->cut_state, w, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

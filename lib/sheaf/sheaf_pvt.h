@@ -322,12 +322,14 @@ struct sheaf_slot {
 	uint64_t dry_refill_state;
 	uint64_t dry_refill_fails;
 	/*
-	 * A flush of DPDK's cache moving a run into main (sheaf_pair.h,
-	 * sheaf_pair_push_table()): the run's objects, 0 for none, and the
-	 * state word before it. Set before the cache is cut, cleared after
-	 * the count: an heir that finds it set with the state unchanged
-	 * counts the run lost (sheaf_slot_settle_cut()). Owner, relaxed
-	 * stores in program order (signal fences); read by its heir only.
+	 * A run moving into main or spare by the cut protocol (sheaf_pair.h,
+	 * sheaf_pair_cut_begin(): a flush of DPDK's cache, a prefill
+	 * sheaf's return): the run's objects, 0 for none, and the state
+	 * word before it. Set before the table is cut, cleared after the
+	 * count: an heir that finds it set with the state unchanged counts
+	 * the run lost (sheaf_slot_settle_cut(), before its slot reads
+	 * quiet). Owner, relaxed stores in program order (signal fences);
+	 * read by its heir only.
 	 */
 	uint64_t cut_state;
 	uint32_t cut_n;
@@ -607,9 +609,11 @@ sheaf_stat_settle_record(struct sheaf_pool *sp, uint32_t *rec, bool unstored)
  * death between the cut and the move loses the objects cut (at most a
  * sheaf's capacity or a run of SHEAF_TX_OBJS), counted by the record
  * the caller made before the cut (the slot's cut_n, or a loss entry of
- * its transaction; doc/design.md). Relaxed: the reader is this thread (DPDK's code
- * after the call) or the next process on the lcore id, after this one's
- * death; the signal fences keep the store, in this thread's order, after
+ * its transaction; doc/design.md). The same cut of a borrowed prefill
+ * sheaf's count word (sheaf_prefill.c). Relaxed: the reader is this
+ * thread (DPDK's code after the call) or, after this one's death, the
+ * next process on the lcore id (a prefill sheaf's: the recoverer of its
+ * dead borrower); the signal fences keep the store, in this thread's order, after
  * the copies before it and before the moves after it, and a dead
  * thread's order is all a later process sees of it (its exit orders its
  * stores before the look that finds it dead).

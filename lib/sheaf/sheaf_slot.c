@@ -107,12 +107,12 @@ sheaf_slot_claimed_now(struct sheaf_slot *lc, uint64_t o)
 }
 
 /*
- * A dead owner moved a run into its main by the cut protocol
+ * A dead owner moved a run into its main or spare by the cut protocol
  * (sheaf_pair_cut_begin(): a flush of DPDK's cache, a prefill sheaf's
- * return) and died after the cut, before main's count: the run is in
- * neither, counted lost (sheaf_stat_settle_record()) while the state
+ * return) and died after the cut, before the slot's count: the run is
+ * in neither, counted lost (sheaf_stat_settle_record()) while the state
  * word is still the record's cut_state. Called by the slot's new holder,
- * its fence after the owner word taken.
+ * its fence after the owner word taken, before its store of busy.
  */
 static void
 sheaf_slot_settle_cut(struct sheaf_pool *sp, struct sheaf_slot *v,
@@ -172,17 +172,29 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	SHEAF_KILL("inherit.claimed");
 	/*
+	 * A run the dead owner cut and did not count, counted while busy
+	 * still holds its call bit: a thief that marked the slot while the
+	 * owner word named the dead (it reads busy after that look) finds
+	 * it inside a call and leaves it; were busy stored first, it could
+	 * find a claim-heir's 0, drain the slot, and the state word would
+	 * have moved on before the record was read (a lost run, uncounted).
+	 */
+	if (dead != 0)
+		sheaf_slot_settle_cut(sp, v, dead);
+	/*
 	 * The dead owner may have died inside a call. Owner only now: its
 	 * pending fast counts go to the counters (after the store:
-	 * sheaf_slot_fold()).
+	 * sheaf_slot_fold()). Release: pairs with a thief's acquire of
+	 * busy (sheaf_slot_quiet()), as the owner's exit from a call: the
+	 * record cleared before the slot reads quiet.
 	 */
 	b = __atomic_load_n(&v->busy, __ATOMIC_RELAXED);
-	__atomic_store_n(&v->busy, busy, __ATOMIC_RELAXED);
+	__atomic_store_n(&v->busy, busy, __ATOMIC_RELEASE);
+	SHEAF_KILL("inherit.quiet");
 	sheaf_slot_fold(v, b);
 	sheaf_slot_claimed_now(v, heir);
 	if (dead == 0)
 		return true;
-	sheaf_slot_settle_cut(sp, v, dead);
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_TAKEOVER, 1);
 	SHEAF_LOG(INFO, "pool %s: lcore %u slot taken over from dead process %u%s",
 		sp->mp->name, sheaf_slot_id(sp, v),
