@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_launch.h>
 
 #include "sheaf_test.h"
@@ -637,6 +638,60 @@ test_dead_borrower_load_counted(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * Lcore 1's owner took a drain and a give request off the gate (their
+ * bits cleared, want zeroed) and died before acknowledging them. Its
+ * next call's claim inherits the slot: the requests must be served then
+ * (done reaching req), not left to their requesters' deadlines. Until
+ * 2026-12-05 nothing set the bits again: done stayed behind while lcore
+ * 1 called all along.
+ */
+static int
+test_dead_request_requeued(void)
+{
+	struct sheaf_slot *v = &sheaf_pool_of(pool)->slot[1];
+	static const unsigned int kinds[] = { SHEAF_REQ_DRAIN, SHEAF_REQ_GIVE };
+	uint32_t gen[RTE_DIM(kinds)];
+	unsigned int k;
+
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(fill_worker, NULL, 1),
+		"launch on lcore 1");
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_wait_lcore(1), "lcore 1's fill");
+	/* What a death inside sheaf_reclaim_serve() leaves. */
+	for (k = 0; k < RTE_DIM(kinds); k++)
+		gen[k] = __atomic_add_fetch(&v->req[kinds[k]], 1,
+			__ATOMIC_RELAXED);
+	__atomic_store_n(&v->want, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&v->busy, SHEAF_BUSY_CALL, __ATOMIC_RELAXED);
+	__atomic_store_n(&v->owner, dead_inc(1), __ATOMIC_RELEASE);
+	/*
+	 * Lcore 1's calls since the death: a claim inherits the slot once
+	 * its look finds the owner dead (looks are rate-limited: a few
+	 * rounds), and serves what its gate asks in the same call.
+	 */
+	for (k = 0; k < 1000 && __atomic_load_n(&v->owner,
+			__ATOMIC_RELAXED) != sheaf_self; k++) {
+		RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(get_put_worker,
+			NULL, 1), "launch on lcore 1");
+		RTE_TEST_ASSERT_SUCCESS(rte_eal_wait_lcore(1),
+			"lcore 1's calls");
+		rte_delay_us_sleep(1000);
+	}
+	for (k = 0; k < RTE_DIM(kinds); k++)
+		RTE_TEST_ASSERT(sheaf_slot_is_served(v, kinds[k], gen[k]),
+			"the dead owner's %s request not served by lcore 1's next calls (done %u, req %u)",
+			kinds[k] == SHEAF_REQ_DRAIN ? "drain" : "give",
+			__atomic_load_n(&v->done[kinds[k]], __ATOMIC_RELAXED),
+			gen[k]);
+	RTE_TEST_ASSERT(__atomic_load_n(&v->owner, __ATOMIC_RELAXED) ==
+		sheaf_self, "lcore 1's slot not inherited");
+	RTE_TEST_ASSERT(rte_sheaf_flush(pool) >= 0, "flush: %s",
+		rte_strerror(rte_errno));
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail count");
+	return TEST_SUCCESS;
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_dead_mark_cleared_after_owner_look),
@@ -648,6 +703,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_cut_record_counted),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_tx_loss_counted),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_borrower_load_counted),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_request_requeued),
 	SHEAF_TEST_CASES_END
 };
 

@@ -128,6 +128,37 @@ sheaf_slot_settle_cut(struct sheaf_pool *sp, struct sheaf_slot *v,
 			sheaf_proc_pid(dead), n);
 }
 
+/*
+ * Requests a dead owner took off the gate and never acknowledged (it
+ * died serving them, or before): their bits again, so the slot's next
+ * owner serves them at its next call (a thief or heir serves its own
+ * kind and leaves the bits). Without them no entry finds the bit, and
+ * the requester waits for its deadline with the slot's new owner calling
+ * all along. A give whose amount the dead took (want zeroed) is raised
+ * to all: the requester's amount is gone. Relaxed reads: req and done
+ * equal means nothing is pending; a stale value costs one serve (a
+ * request made meanwhile sets its own bit). Release, as a requester's
+ * bit: the raised want before it.
+ */
+static void
+sheaf_slot_requeue(struct sheaf_slot *v)
+{
+	uint32_t zero = 0;
+	unsigned int k;
+
+	for (k = 0; k < RTE_DIM(v->req); k++) {
+		if (sheaf_slot_requested(v, k) ==
+				__atomic_load_n(&v->done[k], __ATOMIC_RELAXED))
+			continue;
+		if (k == SHEAF_REQ_GIVE)
+			__atomic_compare_exchange_n(&v->want, &zero,
+				UINT32_MAX, false, __ATOMIC_RELAXED,
+				__ATOMIC_RELAXED);
+		__atomic_fetch_or(&v->gate, sheaf_req_bit(k),
+			__ATOMIC_RELEASE);
+	}
+}
+
 bool
 sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 	uint32_t busy)
@@ -178,17 +209,25 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 	 * it inside a call and leaves it; were busy stored first, it could
 	 * find a claim-heir's 0, drain the slot, and the state word would
 	 * have moved on before the record was read (a lost run, uncounted).
-	 */
-	if (dead != 0)
-		sheaf_slot_settle_cut(sp, v, dead);
-	/*
-	 * The dead owner may have died inside a call. Owner only now: its
-	 * pending fast counts go to the counters (after the store:
-	 * sheaf_slot_fold()). Release: pairs with a thief's acquire of
-	 * busy (sheaf_slot_quiet()), as the owner's exit from a call: the
-	 * record cleared before the slot reads quiet.
+	 * That needs a record to be set inside a call only (every cut is
+	 * made between a call's brackets; a signal handler makes none):
+	 * checked in a debug build.
 	 */
 	b = __atomic_load_n(&v->busy, __ATOMIC_RELAXED);
+	if (dead != 0) {
+		RTE_ASSERT(__atomic_load_n(&v->cut_n, __ATOMIC_RELAXED) == 0 ||
+			(b & SHEAF_BUSY_BITS) != 0);
+		sheaf_slot_settle_cut(sp, v, dead);
+		sheaf_slot_requeue(v);
+	}
+	/*
+	 * The dead owner may have died inside a call. Owner only now: its
+	 * pending fast counts (b's) go to the counters (after the store:
+	 * sheaf_slot_fold()). Release: pairs with a thief's acquire of
+	 * busy (sheaf_slot_quiet()), as the owner's exit from a call: the
+	 * record cleared and the requests set again before the slot reads
+	 * quiet.
+	 */
 	__atomic_store_n(&v->busy, busy, __ATOMIC_RELEASE);
 	SHEAF_KILL("inherit.quiet");
 	sheaf_slot_fold(v, b);

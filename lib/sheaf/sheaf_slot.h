@@ -35,8 +35,10 @@
  *     A thief or heir serving the slot reads req, serves (a drain, for
  *     a give too),
  *     then stores done, and leaves the bit: a server that dies before
- *     its acknowledgement gives none, the bit still asks the owner (or
- *     the next heir, when the owner died after clearing it).
+ *     its acknowledgement gives none, the bit still asks the owner. An
+ *     owner that died after clearing the bit, before its
+ *     acknowledgement, left req ahead of done: the slot's heir sets the
+ *     bit again (sheaf_slot_requeue()).
  *   - the mark (SHEAF_GATE_MARKED, with marker = the thief's
  *     incarnation): a thief holds the slot; the owner stays off its
  *     sheaves (shared path) until the mark goes. A mark whose thief died
@@ -276,8 +278,9 @@ sheaf_slot_request_give(struct sheaf_slot *v, uint32_t n)
 }
 
 /*
- * The owner, serving a give request it took: the objects asked for, 0
- * for all. The amounts are ordered by the count: each requester raises
+ * The owner, serving a give request it took: the objects asked for (0:
+ * an earlier serve took and gave them; UINT32_MAX: all it can spare,
+ * the request of a dead owner's, sheaf_slot_requeue()). The amounts are ordered by the count: each requester raises
  * want before its release of req[GIVE], which the owner's acquire of
  * the count (sheaf_slot_take_request()) reads; the exchange's own
  * acquire pairs with nothing (the raise is relaxed) and is kept only as
