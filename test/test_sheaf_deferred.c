@@ -871,9 +871,10 @@ idle_worker(void *arg __rte_unused)
 
 /*
  * A barrier whose stamp an idle owner's thief served leaves the request
- * bit for the owner; the owner's next deferred free does not serve it.
- * A later barrier must ask again, not take that bit for its own request
- * served (it returned 0 with the second objects still deferred).
+ * bit for the owner; the owner's next deferred free takes it (a
+ * generation served already) before it frees. A later barrier must ask
+ * again, not take that bit for its own request served (it returned 0
+ * with the second objects still deferred).
  */
 static int
 test_barrier_after_take(void)
@@ -906,6 +907,91 @@ test_barrier_after_take(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * test_barrier_foreign_freer: the child's objects, and the flags it
+ * shares with the parent (pool memory: shared across the fork).
+ */
+#define FREER_N 1000
+struct freer_ctl {
+	uint32_t stop;  /* parent: stop freeing */
+	uint32_t done;  /* child: objects freed deferred */
+	uint32_t fail;  /* child: a call failed */
+};
+static struct freer_ctl *freer;
+
+static int
+freer_fork(void *arg __rte_unused)
+{
+	unsigned int i;
+
+	foreign_child = fork();
+	if (foreign_child != 0)
+		return 0;
+	/* The first call on this lcore id: the child owns its slot. */
+	if (rte_mempool_get_bulk(pool, objs, FREER_N) != 0) {
+		__atomic_store_n(&freer->fail, 1, __ATOMIC_RELEASE);
+		_exit(1);
+	}
+	/* Acquire: pairs with the parent's release of the stop. */
+	for (i = 0; i < FREER_N &&
+			!__atomic_load_n(&freer->stop, __ATOMIC_ACQUIRE); i++) {
+		if (rte_sheaf_free_deferred(pool, objs[i]) != 0)
+			__atomic_store_n(&freer->fail, 1, __ATOMIC_RELAXED);
+		/* Release: pairs with the parent's acquire of done. */
+		__atomic_store_n(&freer->done, i + 1, __ATOMIC_RELEASE);
+		rte_delay_us_block(300);
+	}
+	/* What it did not free goes back, so the pool ends whole. */
+	rte_mempool_put_bulk(pool, objs + i, FREER_N - i);
+	_exit(0);
+}
+
+/*
+ * Another process's lcore that only frees deferred (its objects got
+ * before), calling the pool every 300 us, never idle, out of reach of a
+ * remote take (the pool's one membarrier() a second spent by the first
+ * barrier): a barrier asks it to stamp, and its next free must serve
+ * the request. Until 2026-12-05 only a get or put served one: the
+ * barrier returned -ETIMEDOUT while that lcore freed on.
+ */
+static int
+test_barrier_foreign_freer(void)
+{
+	/* One membarrier() a second: a second barrier cannot take. */
+	struct rte_sheaf_config cfg = { .capacity = CAP,
+		.barrier_timeout_ms = 100,
+		.membarrier_interval_us = RTE_SHEAF_TIME_US_MAX };
+	int status = 0, ret[2], k;
+
+	pool = rcu_pool("dfr_freer", POOL_N, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	freer = rte_zmalloc("freer_ctl", sizeof(*freer), 0);
+	RTE_TEST_ASSERT_NOT_NULL(freer, "alloc: got NULL");
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(freer_fork, NULL,
+		worker), "launch: failed");
+	rte_eal_wait_lcore(worker);
+	RTE_TEST_ASSERT(foreign_child > 0, "fork: failed");
+	while (__atomic_load_n(&freer->done, __ATOMIC_ACQUIRE) < 10 &&
+			!__atomic_load_n(&freer->fail, __ATOMIC_ACQUIRE))
+		rte_delay_us_sleep(100);
+	for (k = 0; k < 2; k++)
+		ret[k] = rte_sheaf_deferred_barrier(pool);
+	__atomic_store_n(&freer->stop, 1, __ATOMIC_RELEASE);
+	RTE_TEST_ASSERT(waitpid(foreign_child, &status, 0) == foreign_child &&
+		WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		"child failed: status %#x", status);
+	RTE_TEST_ASSERT(!__atomic_load_n(&freer->fail, __ATOMIC_ACQUIRE),
+		"a call of the child failed");
+	rte_free(freer);
+	for (k = 0; k < 2; k++)
+		SHEAF_TEST_ASSERT_INT(ret[k], 0, k == 0 ?
+			"barrier while another process's lcore frees deferred only" :
+			"second barrier while another process's lcore frees deferred only");
+	/* Its owner gone, the slot is inherited and stamped. */
+	return barrier_brings_all("barrier after the freer's exit");
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_bad_input),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_safety),
@@ -918,6 +1004,8 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown,
 		test_barrier_foreign_slot),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_barrier_after_take),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown,
+		test_barrier_foreign_freer),
 	SHEAF_TEST_CASES_END
 };
 

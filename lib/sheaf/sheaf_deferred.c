@@ -88,6 +88,27 @@ sheaf_rcu_fifo_push(struct sheaf_tx *tx, uint32_t b, uint32_t idx)
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_DEFERRED_STAMP, 1);
 }
 
+/*
+ * Whether the grace period of token t is over (non-blocking). When
+ * rte_rcu_qsbr_check() reads the readers' counters, its acquire loads
+ * pair with their releases (rte_rcu_qsbr_quiescent()): their last
+ * accesses to the objects happen before our reuse. It may instead answer
+ * from acked_token, a relaxed load of what another checker stored,
+ * relaxed, after its own acquire loads (DPDK 22.11 to 26.07): the fence
+ * below keeps our reuse after that load, but with no release on DPDK's
+ * store the C11 chain to the readers is not complete there; a gap of
+ * DPDK's check, written in doc/design.md, which we cannot close without
+ * reading its readers' counters ourselves.
+ */
+static inline bool
+sheaf_rcu_expired(struct rte_rcu_qsbr *v, uint64_t t)
+{
+	if (rte_rcu_qsbr_check(v, t, false) != 1)
+		return false;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return true;
+}
+
 /* Pop barn b's FIFO head if its grace period is over, else SHEAF_NONE. */
 static uint32_t
 sheaf_rcu_fifo_pop(struct sheaf_tx *tx, uint32_t b)
@@ -96,12 +117,7 @@ sheaf_rcu_fifo_pop(struct sheaf_tx *tx, uint32_t b)
 	struct sheaf_barn *barn = &sp->barn[b];
 	const struct sheaf_rcu_entry *e = &barn->fifo[barn->fifo_head];
 
-	/*
-	 * Non-blocking. Its acquire loads of the readers' counters order
-	 * their last accesses to the objects before their reuse.
-	 */
-	if (barn->fifo_count == 0 ||
-			rte_rcu_qsbr_check(sp->qsbr, e->token, false) != 1)
+	if (barn->fifo_count == 0 || !sheaf_rcu_expired(sp->qsbr, e->token))
 		return SHEAF_NONE;
 	sheaf_tx_store32(tx, &barn->fifo_head,
 		(barn->fifo_head + 1) % sp->nb_sheaves);
@@ -463,7 +479,7 @@ sheaf_rcu_reclaim_fallback(struct sheaf_pool *sp, uint32_t d, bool try)
 			const struct sheaf_rcu_obj *e =
 				&dp->fb[(dp->fb_head + k) % dp->fb_size];
 
-			if (rte_rcu_qsbr_check(sp->qsbr, e->token, false) != 1)
+			if (!sheaf_rcu_expired(sp->qsbr, e->token))
 				break;
 			tmp[k] = e->obj;
 		}
@@ -643,7 +659,18 @@ sheaf_deferred_barrier(struct sheaf_pool *sp)
 	if (ret < 0)
 		return ret;
 	if (lc != NULL) {
+		/*
+		 * A stamp another barrier asked of our slot is served by
+		 * this one: acknowledged, or that barrier would wait for our
+		 * next get or put.
+		 */
+		uint32_t gen;
+		bool asked = sheaf_slot_take_request(lc, SHEAF_REQ_STAMP,
+			&gen);
+
 		sheaf_deferred_stamp(sp, lc);
+		if (asked)
+			sheaf_slot_served(lc, SHEAF_REQ_STAMP, gen);
 		sheaf_slot_leave(lc);
 	}
 	/* The slot of our lcore id, when another process owns it, is asked. */

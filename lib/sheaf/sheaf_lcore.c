@@ -723,6 +723,14 @@ sheaf_lcore_free_deferred_slow(struct sheaf_pool *sp, void * const *objs,
 	sheaf_call_enter();
 	if (!sheaf_call_reentered())
 		sheaf_slot_hold(sp, &lc);
+	/*
+	 * Its requests, as a get or put out of line serves them: an lcore
+	 * that only frees deferred (its objects got elsewhere) calls the
+	 * pool all along and is never idle, so nobody else serves them
+	 * (before 2026-12-05 a barrier asking it timed out).
+	 */
+	if (lc != NULL)
+		sheaf_lcore_serve(sp, lc, 0);
 	ret = sheaf_deferred_free(sp, lc, objs, n);
 	sheaf_call_leave(sp);
 	if (lc != NULL) {
