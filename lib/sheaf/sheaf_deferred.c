@@ -238,6 +238,19 @@ sheaf_deferred_stamp(struct sheaf_pool *sp, struct sheaf_slot *v)
 	return sheaf_ds_idx(ds) != SHEAF_NONE ? sheaf_ds_size(ds) : 0;
 }
 
+void
+sheaf_deferred_serve_stamp(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	bool always)
+{
+	uint32_t gen;
+	bool asked = sheaf_slot_take_request(lc, SHEAF_REQ_STAMP, &gen);
+
+	if (asked || always)
+		sheaf_deferred_stamp(sp, lc);
+	if (asked)
+		sheaf_slot_served(lc, SHEAF_REQ_STAMP, gen);
+}
+
 /*
  * t objects onto the slot's deferred sheaf (state ds, a sheaf with room
  * for them): beyond its count, which the store then raises.
@@ -664,13 +677,7 @@ sheaf_deferred_barrier(struct sheaf_pool *sp)
 		 * this one: acknowledged, or that barrier would wait for our
 		 * next get or put.
 		 */
-		uint32_t gen;
-		bool asked = sheaf_slot_take_request(lc, SHEAF_REQ_STAMP,
-			&gen);
-
-		sheaf_deferred_stamp(sp, lc);
-		if (asked)
-			sheaf_slot_served(lc, SHEAF_REQ_STAMP, gen);
+		sheaf_deferred_serve_stamp(sp, lc, true);
 		sheaf_slot_leave(lc);
 	}
 	/* The slot of our lcore id, when another process owns it, is asked. */

@@ -66,6 +66,14 @@ unsigned int sheaf_deferred_stamp(struct sheaf_pool *sp,
 	struct sheaf_slot *v);
 
 /*
+ * The stamp request at lc's gate (lc held by its owner): taken, served
+ * by a stamp of lc's deferred sheaf and acknowledged. With always, the
+ * sheaf is stamped also when none was asked (the barrier's own slot).
+ */
+void sheaf_deferred_serve_stamp(struct sheaf_pool *sp, struct sheaf_slot *lc,
+	bool always);
+
+/*
  * Reclaim every expired deferred object: whole sheaves to the barns,
  * fallback objects to the slabs. With try, a busy lock is skipped (slow
  * path hooks). Returns the objects reclaimed.

@@ -56,15 +56,10 @@ void
 sheaf_lcore_serve(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	unsigned int keep)
 {
-	uint32_t gen;
-
 	if (likely(!sheaf_slot_requests_hint(lc)))
 		return;
 	sheaf_reclaim_serve(sp, lc, keep);
-	if (sheaf_slot_take_request(lc, SHEAF_REQ_STAMP, &gen)) {
-		sheaf_deferred_stamp(sp, lc);
-		sheaf_slot_served(lc, SHEAF_REQ_STAMP, gen);
-	}
+	sheaf_deferred_serve_stamp(sp, lc, false);
 }
 
 unsigned int

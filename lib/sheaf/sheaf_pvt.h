@@ -613,8 +613,8 @@ sheaf_stat_settle_record(struct sheaf_pool *sp, uint32_t *rec, bool unstored)
  * sheaf's count word (sheaf_prefill.c). Relaxed: the reader is this
  * thread (DPDK's code after the call) or, after this one's death, the
  * next process on the lcore id (a prefill sheaf's: the recoverer of its
- * dead borrower); the signal fences keep the store, in this thread's order, after
- * the copies before it and before the moves after it, and a dead
+ * dead borrower); the signal fences keep the store, in this thread's
+ * order, after the copies before it and before the moves after it, and a dead
  * thread's order is all a later process sees of it (its exit orders its
  * stores before the look that finds it dead).
  */

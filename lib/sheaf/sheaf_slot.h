@@ -280,9 +280,10 @@ sheaf_slot_request_give(struct sheaf_slot *v, uint32_t n)
 /*
  * The owner, serving a give request it took: the objects asked for (0:
  * an earlier serve took and gave them; UINT32_MAX: all it can spare,
- * the request of a dead owner's, sheaf_slot_requeue()). The amounts are ordered by the count: each requester raises
- * want before its release of req[GIVE], which the owner's acquire of
- * the count (sheaf_slot_take_request()) reads; the exchange's own
+ * the request of a dead owner's, sheaf_slot_requeue()). The amounts are
+ * ordered by the count: each requester raises want before its release
+ * of req[GIVE], which the owner's acquire of the count
+ * (sheaf_slot_take_request()) reads; the exchange's own
  * acquire pairs with nothing (the raise is relaxed) and is kept only as
  * the owner's reads' order after its take.
  */
