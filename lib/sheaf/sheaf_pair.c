@@ -162,7 +162,8 @@ sheaf_pair_refill(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t d)
 		m = sheaf_pair_sheaf(lc, w, SHEAF_MAIN);
 		/* Into main beyond its count: invisible until the commit. */
 		got = sheaf_depot_take(&tx, d, &m->objs[ms],
-			RTE_MIN(sheaf_pair_room(lc, ms), (uint32_t)SHEAF_TX_OBJS));
+			RTE_MIN(sheaf_pair_room(lc, ms), (uint32_t)SHEAF_TX_OBJS),
+			lc);
 		if (got != 0)
 			sheaf_tx_store64(&tx, &lc->state, w + got);
 		sheaf_tx_end(&tx);

@@ -306,6 +306,13 @@ struct sheaf_slot {
 	uint64_t seen_ns;
 	/* Direction of the last barn trade (sheaf_pair.c); owner. */
 	uint32_t last_trade;
+	/*
+	 * Home of the slot's refills (sheaf_depot_take()): 1 + the position
+	 * in address order of the slab it last took objects from, 0 before
+	 * its first. Written and read relaxed by the slot's holder in the
+	 * depot's transaction; a hint, any value is safe.
+	 */
+	uint32_t home;
 	/* Capacity adaptation (sheaf_lcore.c); owner, plain. */
 	uint32_t adapt_slow;   /* slow entries since the last look */
 	uint64_t adapt_moved;  /* objects moved at the last look */

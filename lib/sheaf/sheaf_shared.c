@@ -77,7 +77,7 @@ sheaf_shared_take_depot(struct sheaf_pool *sp, uint32_t d, void **objs,
 			sheaf_table_keep(undo, objs + got, t);
 		if (sheaf_depot_begin(&tx, sp, d, SHEAF_TX_shared_take, false) < 0)
 			break;
-		t = sheaf_depot_take(&tx, d, objs + got, t);
+		t = sheaf_depot_take(&tx, d, objs + got, t, NULL);
 		sheaf_shared_note(&tx, note, t);
 		sheaf_tx_end(&tx);
 		if (t == 0)

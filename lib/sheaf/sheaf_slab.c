@@ -121,28 +121,113 @@ sheaf_depot_set_mask(struct sheaf_tx *tx, struct sheaf_depot *dp,
 		sheaf_depot_link(tx, dp, id);
 }
 
-unsigned int
-sheaf_depot_take(struct sheaf_tx *tx, uint32_t d, void **objs,
-	unsigned int n)
+/* Take up to n of slab id's free objects, lowest address first. */
+static unsigned int
+sheaf_depot_take_slab(struct sheaf_tx *tx, struct sheaf_depot *dp,
+	uint32_t id, void **objs, unsigned int n)
 {
-	struct sheaf_depot *dp = sheaf_depot_of(tx, d);
+	const struct sheaf_slab *s = &tx->sp->slabs[id];
+	uint64_t mask = s->free_mask;
 	unsigned int got = 0;
 
+	while (got < n && mask != 0) {
+		objs[got++] = (void *)(s->base +
+			(uintptr_t)(uint32_t)__builtin_ctzll(mask) * s->stride);
+		mask &= mask - 1;
+	}
+	sheaf_depot_set_mask(tx, dp, id, mask);
+	return got;
+}
+
+/* Position of slab id in address order (sp->slab_by_addr). */
+static uint32_t
+sheaf_slab_pos(const struct sheaf_pool *sp, uint32_t id)
+{
+	uint32_t lo = 0, hi = sp->nb_slabs;
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (sp->slabs[sp->slab_by_addr[mid]].base <= sp->slabs[id].base)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Where slot's refills start before it has taken any object. */
+static uint32_t
+sheaf_slab_home_start(const struct sheaf_pool *sp, uint32_t slot)
+{
+	uint32_t r = 0, i;
+
+	/* Slot ids bit-reversed: 0, 1, 2, 3 start at 0, 1/2, 1/4, 3/4... */
+	for (i = 0; i < 16; i++)
+		r |= ((slot >> i) & 1) << (15 - i);
+	return (uint32_t)(((uint64_t)r * sp->nb_slabs) >> 16);
+}
+
+/*
+ * The fullest slab of depot d with a free object within
+ * SHEAF_HOME_NEAR positions of *pos in address order, nearest on a tie;
+ * SHEAF_SLAB_NONE if none. *pos: that slab's position.
+ */
+static uint32_t
+sheaf_depot_near(const struct sheaf_pool *sp, uint32_t d, uint32_t *pos)
+{
+	uint32_t best = SHEAF_SLAB_NONE, best_pos = 0, best_used = 0;
+	uint32_t nb = sp->nb_slabs, k, p, id, used;
+	int side;
+
+	for (k = 0; k <= SHEAF_HOME_NEAR && k < nb; k++) {
+		for (side = 0; side < (k == 0 ? 1 : 2); side++) {
+			p = side == 0 ? (*pos + k) % nb : (*pos + nb - k) % nb;
+			id = sp->slab_by_addr[p];
+			if (sp->slabs[id].depot != d || sp->slabs[id].nb_free == 0)
+				continue;
+			used = sheaf_slab_bucket(&sp->slabs[id]);
+			if (best == SHEAF_SLAB_NONE || used > best_used) {
+				best = id;
+				best_pos = p;
+				best_used = used;
+			}
+		}
+	}
+	*pos = best_pos;
+	return best;
+}
+
+unsigned int
+sheaf_depot_take(struct sheaf_tx *tx, uint32_t d, void **objs,
+	unsigned int n, struct sheaf_slot *lc)
+{
+	const struct sheaf_pool *sp = tx->sp;
+	struct sheaf_depot *dp = sheaf_depot_of(tx, d);
+	unsigned int got = 0;
+	uint32_t id, pos = 0;
+
 	RTE_ASSERT(n <= SHEAF_TX_OBJS);
+	if (lc != NULL && sp->nb_slabs != 0) {
+		/* Relaxed: a hint, see struct sheaf_slot. */
+		pos = __atomic_load_n(&lc->home, __ATOMIC_RELAXED) - 1;
+		if (pos >= sp->nb_slabs)
+			pos = sheaf_slab_home_start(sp, lc - sp->slot);
+		while (got < n && (id = sheaf_depot_near(sp, d, &pos)) !=
+				SHEAF_SLAB_NONE)
+			got += sheaf_depot_take_slab(tx, dp, id, objs + got,
+				n - got);
+	}
 	while (got < n && dp->nonempty != 0) {
 		/* The highest bucket: the most objects in use. */
-		uint32_t id = dp->bucket[SHEAF_SLAB_OBJS - 1 -
+		id = dp->bucket[SHEAF_SLAB_OBJS - 1 -
 			(uint32_t)__builtin_clzll(dp->nonempty)];
-		const struct sheaf_slab *s = &tx->sp->slabs[id];
-		uint64_t mask = s->free_mask;
-
-		while (got < n && mask != 0) {
-			objs[got++] = (void *)(s->base +
-				(uintptr_t)(uint32_t)__builtin_ctzll(mask) * s->stride);
-			mask &= mask - 1;
-		}
-		sheaf_depot_set_mask(tx, dp, id, mask);
+		got += sheaf_depot_take_slab(tx, dp, id, objs + got, n - got);
+		if (lc != NULL)
+			pos = sheaf_slab_pos(sp, id);
 	}
+	if (lc != NULL && got != 0)
+		__atomic_store_n(&lc->home, pos + 1, __ATOMIC_RELAXED);
 	sheaf_tx_store32(tx, &dp->nb_free, dp->nb_free - got);
 	return got;
 }

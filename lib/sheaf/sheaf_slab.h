@@ -62,11 +62,19 @@ sheaf_slab_count(const struct sheaf_pool *sp)
 }
 
 /*
- * Take up to n (at most SHEAF_TX_OBJS) free objects of depot d, fullest
- * partial slab first, into objs. Returns the count taken.
+ * Slabs on each side of an lcore's home (struct sheaf_slot) that its
+ * refill looks at before the depot's fullest partial slab.
+ */
+#define SHEAF_HOME_NEAR 8
+
+/*
+ * Take up to n (at most SHEAF_TX_OBJS) free objects of depot d into objs.
+ * For slot lc (NULL: a caller without one), the fullest slab near its
+ * home first, and lc's home moves to the last slab taken from; then the
+ * depot's fullest partial slab. Returns the count taken.
  */
 unsigned int sheaf_depot_take(struct sheaf_tx *tx, uint32_t d, void **objs,
-	unsigned int n);
+	unsigned int n, struct sheaf_slot *lc);
 
 /*
  * Return n (at most SHEAF_TX_OBJS) objects, all of depot d (see
