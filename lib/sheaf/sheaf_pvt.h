@@ -199,8 +199,9 @@ sheaf_slab_bucket(const struct sheaf_slab *s)
 
 /*
  * Per-socket depot of slabs with free objects. Slabs sit in the bucket of
- * their objects in use (sheaf_slab_bucket()), so refill finds the fullest
- * partial slab with one bit scan, keeping the working set compact.
+ * their objects in use (sheaf_slab_bucket()), so a take finds the fullest
+ * partial slab with one bit scan, keeping the working set compact (an
+ * lcore's refill looks near its home first: sheaf_depot_take()).
  */
 struct sheaf_depot {
 	struct sheaf_txlock lock;

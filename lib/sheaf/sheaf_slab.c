@@ -18,9 +18,12 @@
  * for a binary search on free.
  *
  * Each socket has a depot: a lock, and the slabs with free objects in
- * buckets by their objects in use. Refill takes from the fullest partial
- * slab (the most objects in use) first, as SLUB prefers partial slabs, so
- * free slabs stay cold and the objects in use packed. In use, not free:
+ * buckets by their objects in use. A take without a slot takes from the
+ * fullest partial slab (the most objects in use) first, as SLUB prefers
+ * partial slabs, so free slabs stay cold and the objects in use packed;
+ * an lcore's refill first from the fullest slab near its home
+ * (sheaf_depot_take()), so that each lcore's objects lie apart from the
+ * others'. In use, not free:
  * a chunk's last slab is short (a 2 MB page holds 936 objects of 2240
  * bytes: 14 slabs and one of 40), and by free count the short slabs of
  * every page would go first, spreading a fresh pool's first objects over
@@ -170,8 +173,9 @@ sheaf_slab_home_start(const struct sheaf_pool *sp, uint32_t slot)
 
 /*
  * The fullest slab of depot d with a free object within
- * SHEAF_HOME_NEAR positions of *pos in address order, nearest on a tie;
- * SHEAF_SLAB_NONE if none. *pos: that slab's position.
+ * SHEAF_HOME_NEAR positions of *pos in address order (wrapping at the
+ * ends), nearest on a tie; SHEAF_SLAB_NONE if none. *pos: that slab's
+ * position, unchanged if none.
  */
 static uint32_t
 sheaf_depot_near(const struct sheaf_pool *sp, uint32_t d, uint32_t *pos)
@@ -194,7 +198,8 @@ sheaf_depot_near(const struct sheaf_pool *sp, uint32_t d, uint32_t *pos)
 			}
 		}
 	}
-	*pos = best_pos;
+	if (best != SHEAF_SLAB_NONE)
+		*pos = best_pos;
 	return best;
 }
 
@@ -208,7 +213,10 @@ sheaf_depot_take(struct sheaf_tx *tx, uint32_t d, void **objs,
 	uint32_t id, pos = 0;
 
 	RTE_ASSERT(n <= SHEAF_TX_OBJS);
-	if (lc != NULL && sp->nb_slabs != 0) {
+	/* Only the home socket's depot: a home is a place in one depot. */
+	if (lc != NULL && (d != lc->barn || sp->nb_slabs == 0))
+		lc = NULL;
+	if (lc != NULL) {
 		/* Relaxed: a hint, see struct sheaf_slot. */
 		pos = __atomic_load_n(&lc->home, __ATOMIC_RELAXED) - 1;
 		if (pos >= sp->nb_slabs)

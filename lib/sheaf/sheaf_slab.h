@@ -69,9 +69,11 @@ sheaf_slab_count(const struct sheaf_pool *sp)
 
 /*
  * Take up to n (at most SHEAF_TX_OBJS) free objects of depot d into objs.
- * For slot lc (NULL: a caller without one), the fullest slab near its
- * home first, and lc's home moves to the last slab taken from; then the
- * depot's fullest partial slab. Returns the count taken.
+ * For slot lc (NULL: a caller without one) and its home socket's depot,
+ * the fullest slab within SHEAF_HOME_NEAR positions of its home first,
+ * again from each slab taken (the window slides), and lc's home moves to
+ * the last slab taken from; then the depot's fullest partial slab.
+ * Returns the count taken.
  */
 unsigned int sheaf_depot_take(struct sheaf_tx *tx, uint32_t d, void **objs,
 	unsigned int n, struct sheaf_slot *lc);
