@@ -124,6 +124,26 @@ sheaf_depot_set_mask(struct sheaf_tx *tx, struct sheaf_depot *dp,
 		sheaf_depot_link(tx, dp, id);
 }
 
+/*
+ * Position in address order (sp->slab_by_addr) of the last slab whose
+ * base is at or below a; 0 when none is (nb_slabs > 0).
+ */
+static uint32_t
+sheaf_slab_pos_at(const struct sheaf_pool *sp, uintptr_t a)
+{
+	uint32_t lo = 0, hi = sp->nb_slabs;
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (sp->slabs[sp->slab_by_addr[mid]].base <= a)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Take up to n of slab id's free objects, lowest address first. */
 static unsigned int
 sheaf_depot_take_slab(struct sheaf_tx *tx, struct sheaf_depot *dp,
@@ -140,23 +160,6 @@ sheaf_depot_take_slab(struct sheaf_tx *tx, struct sheaf_depot *dp,
 	}
 	sheaf_depot_set_mask(tx, dp, id, mask);
 	return got;
-}
-
-/* Position of slab id in address order (sp->slab_by_addr). */
-static uint32_t
-sheaf_slab_pos(const struct sheaf_pool *sp, uint32_t id)
-{
-	uint32_t lo = 0, hi = sp->nb_slabs;
-
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (sp->slabs[sp->slab_by_addr[mid]].base <= sp->slabs[id].base)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /* Where slot's refills start before it has taken any object. */
@@ -210,7 +213,7 @@ sheaf_depot_take(struct sheaf_tx *tx, uint32_t d, void **objs,
 	const struct sheaf_pool *sp = tx->sp;
 	struct sheaf_depot *dp = sheaf_depot_of(tx, d);
 	unsigned int got = 0;
-	uint32_t id, pos = 0;
+	uint32_t id, pos = 0, last = SHEAF_SLAB_NONE;
 
 	RTE_ASSERT(n <= SHEAF_TX_OBJS);
 	/* Only the home socket's depot: a home is a place in one depot. */
@@ -231,9 +234,10 @@ sheaf_depot_take(struct sheaf_tx *tx, uint32_t d, void **objs,
 		id = dp->bucket[SHEAF_SLAB_OBJS - 1 -
 			(uint32_t)__builtin_clzll(dp->nonempty)];
 		got += sheaf_depot_take_slab(tx, dp, id, objs + got, n - got);
-		if (lc != NULL)
-			pos = sheaf_slab_pos(sp, id);
+		last = id;
 	}
+	if (lc != NULL && last != SHEAF_SLAB_NONE)
+		pos = sheaf_slab_pos_at(sp, sp->slabs[last].base);
 	if (lc != NULL && got != 0)
 		__atomic_store_n(&lc->home, pos + 1, __ATOMIC_RELAXED);
 	sheaf_tx_store32(tx, &dp->nb_free, dp->nb_free - got);
@@ -362,7 +366,6 @@ sheaf_slab_find(const struct sheaf_pool *sp, const void *obj, uint32_t *idx,
 	uintptr_t *off)
 {
 	uintptr_t a = (uintptr_t)obj;
-	uint32_t lo = 0, hi = sp->nb_slabs;
 	const struct sheaf_slab *s;
 	uintptr_t dist;
 
@@ -370,16 +373,7 @@ sheaf_slab_find(const struct sheaf_pool *sp, const void *obj, uint32_t *idx,
 		*off = 0;
 	if (sp->nb_slabs == 0)
 		return NULL;
-	/* Last slab whose base is <= a. */
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (sp->slabs[sp->slab_by_addr[mid]].base <= a)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	s = &sp->slabs[sp->slab_by_addr[lo]];
+	s = &sp->slabs[sp->slab_by_addr[sheaf_slab_pos_at(sp, a)]];
 	if (a < s->base)
 		return NULL;
 	dist = a - s->base;
