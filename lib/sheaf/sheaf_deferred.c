@@ -552,6 +552,44 @@ sheaf_rcu_stamp_shared(struct sheaf_pool *sp)
 	}
 }
 
+/*
+ * Whether the head of barn b's FIFO (fallback false) or of depot b's
+ * fallback queue (true) was stamped at or before token t, read under
+ * the queue's lock: read without it, a head index gone stale while the
+ * queue wrapped around would name a newer entry, and the barrier would
+ * return with an older one still queued. A count read zero (relaxed) is
+ * not locked for: see sheaf_rcu_pending_upto().
+ */
+static bool
+sheaf_rcu_head_upto(struct sheaf_pool *sp, uint32_t b, bool fallback,
+	uint64_t t)
+{
+	const struct sheaf_barn *barn = &sp->barn[b];
+	const struct sheaf_depot *dp = &sp->depot[b];
+	struct sheaf_tx tx;
+	bool upto;
+
+	if (!fallback) {
+		if (__atomic_load_n(&barn->fifo_count, __ATOMIC_RELAXED) == 0)
+			return false;
+		/* Blocking: a dead holder's transaction is rolled back. */
+		if (sheaf_barn_begin(&tx, sp, b, SHEAF_TX_defer_reclaim,
+				false) < 0)
+			return true;
+		upto = barn->fifo_count != 0 &&
+			barn->fifo[barn->fifo_head].token <= t;
+	} else {
+		if (__atomic_load_n(&dp->fb_count, __ATOMIC_RELAXED) == 0)
+			return false;
+		if (sheaf_depot_begin(&tx, sp, b, SHEAF_TX_fallback_reclaim,
+				false) < 0)
+			return true;
+		upto = dp->fb_count != 0 && dp->fb[dp->fb_head].token <= t;
+	}
+	sheaf_tx_end(&tx);
+	return upto;
+}
+
 /* Whether anything stamped at or before token t is still queued. */
 static bool
 sheaf_rcu_pending_upto(struct sheaf_pool *sp, uint64_t t)
@@ -559,31 +597,19 @@ sheaf_rcu_pending_upto(struct sheaf_pool *sp, uint64_t t)
 	uint32_t b;
 
 	/*
-	 * Racy reads, all relaxed: a head seen moving is re-read at the
-	 * next look. The counts are journaled (relaxed) stores under the
-	 * barn and depot locks: no release to pair with. What makes a
-	 * "nothing queued" answer final is the caller's
-	 * sheaf_deferred_reclaim() just before: it takes each lock whose
-	 * queue it reads non-empty (and skips one read empty, relaxed:
-	 * a stamp that queued meanwhile, acknowledged to the barrier
-	 * through its acquire of done, is there to read: its lock's
-	 * release came before that acknowledgement).
+	 * Each queue's count is read relaxed first, its head under the
+	 * lock (above). What makes a "nothing queued" answer final for a
+	 * count read zero is the caller's sheaf_deferred_reclaim() just
+	 * before: it takes each lock whose queue it reads non-empty (and
+	 * skips one read empty, relaxed: a stamp that queued meanwhile,
+	 * acknowledged to the barrier through its acquire of done, is
+	 * there to read: its lock's release came before that
+	 * acknowledgement).
 	 */
-	for (b = 0; b < sp->nb_nodes; b++) {
-		const struct sheaf_barn *barn = &sp->barn[b];
-		const struct sheaf_depot *dp = &sp->depot[b];
-
-		if (__atomic_load_n(&barn->fifo_count, __ATOMIC_RELAXED) != 0 &&
-				__atomic_load_n(&barn->fifo[__atomic_load_n(
-					&barn->fifo_head, __ATOMIC_RELAXED)].token,
-					__ATOMIC_RELAXED) <= t)
+	for (b = 0; b < sp->nb_nodes; b++)
+		if (sheaf_rcu_head_upto(sp, b, false, t) ||
+				sheaf_rcu_head_upto(sp, b, true, t))
 			return true;
-		if (__atomic_load_n(&dp->fb_count, __ATOMIC_RELAXED) != 0 &&
-				__atomic_load_n(&dp->fb[__atomic_load_n(
-					&dp->fb_head, __ATOMIC_RELAXED)].token,
-					__ATOMIC_RELAXED) <= t)
-			return true;
-	}
 	return false;
 }
 
