@@ -13,12 +13,21 @@
  * by us).
  */
 
+/* unshare(), CLONE_NEWNS */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 
 #include <rte_cycles.h>
 #include <rte_launch.h>
@@ -692,6 +701,150 @@ test_dead_request_requeued(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * In a child: hide /proc from it (a mount namespace of its own, /proc
+ * detached there), as a /proc mounted with hidepid hides other users'
+ * processes. 0, or -1 when it cannot (not root, no namespaces).
+ */
+static int
+hide_proc(void)
+{
+	if (unshare(CLONE_NEWNS) != 0 ||
+			mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+			umount2("/proc", MNT_DETACH) != 0)
+		return -1;
+	return access("/proc/self/stat", F_OK) == 0 ? -1 : 0;
+}
+
+/* A child's exit status: its exit code, or -1 (killed, ...). */
+static int
+child_status(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * A live process that /proc does not show (hidepid, or no /proc mounted:
+ * here a child without /proc looks at us, alive) is not dead: kill()
+ * finds it. Until 2026-12-05 a /proc entry missing after kill() found
+ * the pid counted as "no such process": dead, its locks, slot and
+ * borrowed sheaves taken from under it.
+ */
+static int
+test_hidden_process_alive(void)
+{
+	uint64_t me = sheaf_self;
+	pid_t pid;
+	int ret;
+
+	pid = fork();
+	RTE_TEST_ASSERT(pid >= 0, "fork");
+	if (pid == 0) {
+		if (hide_proc() != 0)
+			_exit(TEST_SKIPPED);
+		_exit(sheaf_proc_dead(me) ? 1 : 0);
+	}
+	ret = child_status(pid);
+	if (ret == TEST_SKIPPED) {
+		printf("cannot hide /proc from a child (not root?): skipped\n");
+		return TEST_SKIPPED;
+	}
+	RTE_TEST_ASSERT(ret != 1,
+		"a live process hidden from /proc taken for dead");
+	SHEAF_TEST_ASSERT_INT(ret, 0, "the looking child's exit status");
+	return TEST_SUCCESS;
+}
+
+struct lock_try {
+	struct sheaf_pool *sp;
+	struct sheaf_txlock *lk;
+	volatile int done;      /* atomic: 1 once the lock was taken */
+};
+
+static void *
+lock_try_thread(void *arg)
+{
+	struct lock_try *t = arg;
+	struct sheaf_tx tx;
+
+	if (sheaf_tx_begin(&tx, t->sp, t->lk, SHEAF_TX_shared_give,
+			false) == 0)
+		sheaf_tx_end(&tx);
+	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * An unnamed process (/proc could not tell it its own start time: here a
+ * child without /proc) dies holding a depot lock: a waiter finds it dead
+ * and takes the lock over within a second. Until 2026-12-05 an unnamed
+ * process's incarnation held no pid: no look could call it dead, and
+ * every waiter spun for ever.
+ */
+static int
+test_unnamed_holder_dead(void)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	struct lock_try t = { .sp = sp, .lk = &sp->depot[0].lock };
+	uint64_t owner;
+	pthread_t th;
+	unsigned int ms;
+	pid_t pid;
+	int ret;
+
+	pid = fork();
+	RTE_TEST_ASSERT(pid >= 0, "fork");
+	if (pid == 0) {
+		pid_t unnamed;
+		struct sheaf_tx tx;
+
+		if (hide_proc() != 0)
+			_exit(TEST_SKIPPED);
+		/* Its child identifies itself at fork(), without /proc. */
+		unnamed = fork();
+		if (unnamed == 0) {
+			if (sheaf_tx_begin(&tx, sp, t.lk, SHEAF_TX_shared_give,
+					false) != 0)
+				_exit(2);
+			_exit(0); /* dead, the lock held */
+		}
+		_exit(child_status(unnamed));
+	}
+	ret = child_status(pid);
+	if (ret == TEST_SKIPPED) {
+		printf("cannot hide /proc from a child (not root?): skipped\n");
+		return TEST_SKIPPED;
+	}
+	SHEAF_TEST_ASSERT_INT(ret, 0, "the unnamed child's exit status");
+	owner = __atomic_load_n(&t.lk->owner, __ATOMIC_ACQUIRE);
+	if (owner == 0) {
+		/* Its memory was its own copy (no hugepages: private). */
+		printf("the pool's memory is not shared with a child: skipped\n");
+		return TEST_SKIPPED;
+	}
+	RTE_TEST_ASSERT(owner != sheaf_self, "the lock held by us");
+	RTE_TEST_ASSERT_SUCCESS(pthread_create(&th, NULL, lock_try_thread, &t),
+		"thread");
+	for (ms = 0; ms < 2000 && !__atomic_load_n(&t.done, __ATOMIC_ACQUIRE);
+			ms++)
+		rte_delay_us_sleep(1000);
+	ret = __atomic_load_n(&t.done, __ATOMIC_ACQUIRE);
+	if (!ret) {
+		/* Free the waiter before failing. */
+		__atomic_store_n(&t.lk->owner, 0, __ATOMIC_RELEASE);
+	}
+	pthread_join(th, NULL);
+	RTE_TEST_ASSERT(ret, "the dead unnamed holder's lock (owner %#" PRIx64 ") not taken over in 2 s",
+		owner);
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail count");
+	return TEST_SUCCESS;
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_dead_mark_cleared_after_owner_look),
@@ -704,6 +857,8 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_tx_loss_counted),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_borrower_load_counted),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_request_requeued),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_hidden_process_alive),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_unnamed_holder_dead),
 	SHEAF_TEST_CASES_END
 };
 

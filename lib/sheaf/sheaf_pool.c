@@ -252,8 +252,11 @@ sheaf_pool_alloc(struct rte_mempool *mp)
 	int ret = -ENOMEM;
 
 	sheaf_pool_layout_check();
-	/* Others would take an unnamed process for a dead one. */
-	if (sheaf_self == SHEAF_INC_NONE) {
+	/*
+	 * An unnamed process (sheaf_proc.h): /proc could not tell its own
+	 * start time, so it would hardly tell others' liveness either.
+	 */
+	if (sheaf_proc_unnamed()) {
 		SHEAF_LOG(ERR, "pool %s: this process's start time could not be read from /proc/self/stat: no pool without it",
 			mp->name);
 		ret = -ENOTSUP;

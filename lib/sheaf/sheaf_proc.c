@@ -117,28 +117,44 @@ sheaf_proc_dead(uint64_t inc)
 	struct sheaf_proc_info info;
 	int ret;
 
+	/*
+	 * Our own (an heir's word of ours, or our unnamed incarnation:
+	 * named ones have a start time); pid 0: no process to look at
+	 * (kill(0, 0) is our group).
+	 */
 	inc &= ~SHEAF_INC_HEIR;
-	/* pid 0: no process to look at (kill(0, 0) is our group). */
-	if (inc == sheaf_self || pid == 0)
+	if (inc == (sheaf_self & ~SHEAF_INC_HEIR) || pid == 0)
 		return false;
 	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
 		return true;
 	ret = sheaf_proc_stat(pid, &info);
-	if (ret == -ESRCH)
-		return true;
+	/*
+	 * No /proc entry for a pid that kill() found a moment ago: reaped
+	 * since (kill() says so now), or hidden from us (hidepid, no /proc
+	 * mounted), which tells nothing.
+	 */
+	if (ret == -ESRCH) {
+		if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+			return true;
+		ret = -ENOENT;
+	}
 	if (ret < 0) {
 		/*
-		 * Nothing known (EMFILE, EACCES, ...): alive. Calling a live
-		 * process dead would take its slot and locks from under it;
-		 * calling a dead one alive only delays recovery to a later
-		 * look. Counted, never logged: this may run in a handler.
+		 * Nothing known (EMFILE, EACCES, hidden, ...): alive. Calling
+		 * a live process dead would take its slot and locks from
+		 * under it; calling a dead one alive only delays recovery to
+		 * a later look. Counted, never logged: this may run in a
+		 * handler.
 		 */
 		__atomic_fetch_add(&sheaf_proc_look_failed, 1,
 			__ATOMIC_RELAXED);
 		return false;
 	}
-	/* Another process has the pid now. */
-	if (sheaf_proc_make(pid, info.start) != inc)
+	/*
+	 * Another process has the pid now; an unnamed one (no start time
+	 * in its incarnation: sheaf_proc.h) is judged by its pid alone.
+	 */
+	if (inc >> 22 != 0 && sheaf_proc_make(pid, info.start) != inc)
 		return true;
 	/*
 	 * Exited (zombie or dead), whatever its parent does: unless only
@@ -150,9 +166,10 @@ sheaf_proc_dead(uint64_t inc)
 }
 
 /*
- * Our incarnation, or SHEAF_INC_NONE when /proc could not tell our start
- * time: a made-up one would name us wrongly to every other process, which
- * would call us dead. A failed read is tried again (a transient EMFILE).
+ * Our incarnation, or the unnamed one (our pid with SHEAF_INC_HEIR:
+ * sheaf_proc.h) when /proc could not tell our start time: a made-up
+ * start time would name us wrongly to every other process, which would
+ * call us dead. A failed read is tried again (a transient EMFILE).
  */
 static uint64_t
 sheaf_proc_whoami(void)
@@ -164,7 +181,7 @@ sheaf_proc_whoami(void)
 	for (tries = 0; tries < 3; tries++)
 		if (sheaf_proc_stat(pid, &info) == 0 && info.start != 0)
 			return sheaf_proc_make(pid, info.start);
-	return SHEAF_INC_NONE;
+	return SHEAF_INC_HEIR | sheaf_proc_make(pid, 0);
 }
 
 static void

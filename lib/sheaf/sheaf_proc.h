@@ -21,9 +21,21 @@
  * (it has exited: its memory is gone and it runs no more code, though
  * kill(pid, 0) succeeds). A zombie leader whose other threads run on
  * (main called pthread_exit()) is alive. When /proc cannot be read for
- * another reason (EMFILE, EACCES, ...), nothing is known: alive, counted
- * (sheaf_proc_look_failures()); recovery waits for a later look.
- * Processes sharing a pool must share a PID namespace.
+ * another reason (EMFILE, EACCES, ...), or has no entry for a pid the
+ * kernel still knows (a /proc mounted with hidepid, or none mounted),
+ * nothing is known: alive, counted (sheaf_proc_look_failures());
+ * recovery waits for a later look. Only kill() answering ESRCH, or /proc
+ * telling another start time or an exited process, makes a process
+ * dead. Processes sharing a pool must share a PID namespace.
+ *
+ * A process whose own start time /proc could not tell is unnamed: its
+ * incarnation is its pid alone, with SHEAF_INC_HEIR set (no start time
+ * in it). It takes locks and other records as any process, and others
+ * judge it by its pid only: dead when kill() answers ESRCH or /proc
+ * shows it exited; a pid reused after its death keeps it alive to them
+ * until that process goes too (recovery delayed, never wrong). It
+ * creates no pool, and claims or inherits no slot (sheaf_proc_unnamed()):
+ * a slot would stay with a reused pid.
  *
  * Thread state (TLS): how deep this thread is in pool calls (a signal
  * handler re-entering makes it 2), which locks it holds (its call's, and
@@ -39,9 +51,9 @@
 #include "sheaf_pvt.h"
 
 /*
- * The calling process's incarnation; set at load and after fork().
- * SHEAF_INC_NONE when /proc could not tell this process's start time:
- * such a process creates no pool and claims no slot.
+ * The calling process's incarnation; set at load and after fork(). An
+ * unnamed process's (above) has SHEAF_INC_HEIR set: see
+ * sheaf_proc_unnamed().
  */
 extern uint64_t sheaf_self;
 
@@ -53,10 +65,15 @@ extern uint64_t sheaf_self;
 #define SHEAF_INC_HEIR (UINT64_C(1) << 63)
 
 /*
- * sheaf_self of a process that could not identify itself: no owner word
- * holds it (an heir's has a pid), so no slot is entered for it.
+ * Whether the calling process is unnamed (above): its sheaf_self has
+ * SHEAF_INC_HEIR set, which no owner word equals (an heir's has a start
+ * time), so no slot is entered for it.
  */
-#define SHEAF_INC_NONE SHEAF_INC_HEIR
+static inline bool
+sheaf_proc_unnamed(void)
+{
+	return (sheaf_self & SHEAF_INC_HEIR) != 0;
+}
 
 /* Looks at other processes' liveness that /proc could not answer. */
 uint64_t sheaf_proc_look_failures(void);

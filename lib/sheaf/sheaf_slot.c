@@ -168,6 +168,12 @@ sheaf_slot_inherit(struct sheaf_pool *sp, struct sheaf_slot *v, uint64_t dead,
 	uint64_t b;
 
 	/*
+	 * Unnamed (sheaf_proc.h): no slot, inherited either (its owner
+	 * word, heir or not, would be our own sheaf_self).
+	 */
+	if (unlikely(sheaf_proc_unnamed()))
+		return false;
+	/*
 	 * Its transactions undone, the slot is whole (single stores). An
 	 * heir holds locks under its plain incarnation.
 	 */
@@ -263,7 +269,7 @@ sheaf_slot_claim(struct sheaf_pool *sp, struct sheaf_slot *lc)
 	if (o == sheaf_self)
 		return true;
 	/* Unnamed (sheaf_proc.h): the shared tiers only. */
-	if (unlikely(sheaf_self == SHEAF_INC_NONE))
+	if (unlikely(sheaf_proc_unnamed()))
 		return false;
 	if (o == 0) {
 		sheaf_slot_claiming(sp, lc);
@@ -411,9 +417,9 @@ bool
 sheaf_slot_fence_reaches(const struct sheaf_slot *v, bool *global)
 {
 	/*
-	 * Acquire: pairs with the release of owner that began its release
-	 * sequence (sheaf_slot_disown()'s store, or the heir's ACQ_REL
-	 * CAS; a plain claim's acquire CAS continues the sequence): mb as
+	 * Acquire: pairs with the release that last stored owner
+	 * (sheaf_slot_disown()'s store, or the ACQ_REL CAS of a claim,
+	 * sheaf_slot_claim(), or of an heir, sheaf_slot_inherit()): mb as
 	 * it was when owner changed hands, or later.
 	 */
 	uint64_t o = __atomic_load_n(&v->owner, __ATOMIC_ACQUIRE);
