@@ -347,7 +347,8 @@ sheaf_rcu_shared_fits(const struct sheaf_tx *tx, uint32_t b, unsigned int n)
 /*
  * Deferred frees into barn b's shared sheaf, from the front of objs.
  * Returns the objects taken, or -EDEADLK or -EBUSY when the caller's
- * thread holds a lock. One transaction per sheaf stamped: the journal
+ * thread holds a lock or, with all, when the barn's lock is busy. One
+ * transaction per sheaf stamped: the journal
  * bounds a transaction, n does not. With all (a signal handler, which
  * takes the lock once) one transaction takes all or none: none when the
  * barn's empty sheaves or the journal are too short for n.
@@ -362,7 +363,12 @@ sheaf_rcu_free_shared(struct sheaf_pool *sp, uint32_t b, void * const *objs,
 	struct sheaf *s;
 	int ret;
 
-	ret = sheaf_barn_begin(&tx, sp, b, SHEAF_TX_defer_shared, false);
+	/*
+	 * A signal handler (all) only tries the lock: busy, it fails
+	 * (until 2026-12-05 it waited when its thread held no lock, and a
+	 * dead holder's take-over would have logged from the handler).
+	 */
+	ret = sheaf_barn_begin(&tx, sp, b, SHEAF_TX_defer_shared, all);
 	if (ret < 0)
 		return ret;
 	if (all && !sheaf_rcu_shared_fits(&tx, b, n))
