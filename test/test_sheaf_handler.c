@@ -13,14 +13,19 @@
  * fails the run: alarm() ends it.
  */
 
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
+
+#include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
 
 #include "sheaf_test.h"
 
 #include "sheaf_pvt.h"
 #include "sheaf_barn.h"
 #include "sheaf_pair.h"
+#include "sheaf_proc.h"
 #include "sheaf_shared.h"
 #include "sheaf_slab.h"
 #include "sheaf_slot.h"
@@ -35,6 +40,7 @@ static struct rte_mempool *pool;
 static struct sheaf_test_objs table;
 static void *objs[POOL_N];
 static unsigned int nb_objs;
+static struct rte_rcu_qsbr *qv; /* a case's QSBR variable, freed after the pool */
 
 static void
 on_hang(int sig __rte_unused)
@@ -74,6 +80,8 @@ teardown(void)
 	sheaf_test_objs_free(&table);
 	rte_mempool_free(pool);
 	pool = NULL;
+	rte_free(qv);
+	qv = NULL;
 }
 
 static struct sheaf_slot *
@@ -373,6 +381,70 @@ out:
 	return ret;
 }
 
+struct deferred_in_handler {
+	void *obj;
+	int ret;
+};
+
+/*
+ * A thread without a slot (not an EAL thread), inside a pool call that
+ * holds no lock, as a signal handler's deferred free finds it: the
+ * call's depth counted by hand, then the free.
+ */
+static void *
+deferred_in_handler_thread(void *arg)
+{
+	struct deferred_in_handler *d = arg;
+
+	sheaf_call_enter();
+	d->ret = rte_sheaf_free_deferred(pool, d->obj);
+	sheaf_call_leave(sheaf_pool_of(pool));
+	return NULL;
+}
+
+/*
+ * A signal handler's deferred free while another thread holds the barn
+ * lock it needs: it fails with -EAGAIN, nothing freed, and does not
+ * wait (a handler must not wait on a lock: a dead holder's take-over
+ * would log from it). Until 2026-12-05 a handler whose thread held no
+ * lock waited for the barn's.
+ */
+static int
+test_deferred_handler_barn_busy(void)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	struct deferred_in_handler d = { .ret = 1 };
+	struct rte_sheaf_info info;
+	struct sheaf_tx tx;
+	pthread_t th;
+
+	qv = rte_zmalloc("handler_qsbr", rte_rcu_qsbr_get_memsize(1),
+		RTE_CACHE_LINE_SIZE);
+	RTE_TEST_ASSERT_NOT_NULL(qv, "qsbr memory");
+	RTE_TEST_ASSERT_SUCCESS(rte_rcu_qsbr_init(qv, 1), "qsbr init");
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_rcu_attach(pool, qv), "attach");
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get(pool, &d.obj), "get");
+	objs[nb_objs++] = d.obj;
+	RTE_TEST_ASSERT_SUCCESS(sheaf_barn_begin(&tx, sp, 0,
+		SHEAF_TX_shared_give, false), "barn 0's lock");
+	alarm(HANG_S);
+	if (pthread_create(&th, NULL, deferred_in_handler_thread, &d) != 0) {
+		sheaf_tx_end(&tx);
+		RTE_TEST_ASSERT(false, "thread");
+	}
+	pthread_join(th, NULL);
+	alarm(0);
+	sheaf_tx_end(&tx);
+	if (d.ret == 0)
+		nb_objs--; /* freed after all: not ours to put */
+	SHEAF_TEST_ASSERT_INT(d.ret, -EAGAIN,
+		"the handler's deferred free, barn busy");
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_info_get(pool, &info), "info");
+	SHEAF_TEST_ASSERT_INT(info.in_deferred, 0,
+		"objects deferred after a refused free");
+	return check_whole();
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_busy_slot_counts_reentrant),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_park_holding_depot),
@@ -382,6 +454,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_get_beyond_pair_holding_depot),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_get_large_holding_depot),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_deferred_handler_barn_busy),
 	SHEAF_TEST_CASES_END
 };
 

@@ -561,10 +561,12 @@ sheaf_rcu_stamp_shared(struct sheaf_pool *sp)
 /*
  * Whether the head of barn b's FIFO (fallback false) or of depot b's
  * fallback queue (true) was stamped at or before token t, read under
- * the queue's lock: read without it, a head index gone stale while the
- * queue wrapped around would name a newer entry, and the barrier would
- * return with an older one still queued. A count read zero (relaxed) is
- * not locked for: see sheaf_rcu_pending_upto().
+ * the queue's lock (a settle: nothing stored): read without it, a head
+ * index gone stale while the queue wrapped around would name a newer
+ * entry, and the barrier would return with an older one still queued.
+ * Tokens are taken under the lock: they grow from head to tail, and the
+ * head tells. A count read zero (relaxed) is not locked for: see
+ * sheaf_rcu_pending_upto().
  */
 static bool
 sheaf_rcu_head_upto(struct sheaf_pool *sp, uint32_t b, bool fallback,
@@ -579,16 +581,14 @@ sheaf_rcu_head_upto(struct sheaf_pool *sp, uint32_t b, bool fallback,
 		if (__atomic_load_n(&barn->fifo_count, __ATOMIC_RELAXED) == 0)
 			return false;
 		/* Blocking: a dead holder's transaction is rolled back. */
-		if (sheaf_barn_begin(&tx, sp, b, SHEAF_TX_defer_reclaim,
-				false) < 0)
+		if (sheaf_barn_begin(&tx, sp, b, SHEAF_TX_settle, false) < 0)
 			return true;
 		upto = barn->fifo_count != 0 &&
 			barn->fifo[barn->fifo_head].token <= t;
 	} else {
 		if (__atomic_load_n(&dp->fb_count, __ATOMIC_RELAXED) == 0)
 			return false;
-		if (sheaf_depot_begin(&tx, sp, b, SHEAF_TX_fallback_reclaim,
-				false) < 0)
+		if (sheaf_depot_begin(&tx, sp, b, SHEAF_TX_settle, false) < 0)
 			return true;
 		upto = dp->fb_count != 0 && dp->fb[dp->fb_head].token <= t;
 	}

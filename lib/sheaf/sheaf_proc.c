@@ -125,6 +125,13 @@ sheaf_proc_dead(uint64_t inc)
 	inc &= ~SHEAF_INC_HEIR;
 	if (inc == (sheaf_self & ~SHEAF_INC_HEIR) || pid == 0)
 		return false;
+	/*
+	 * Another incarnation with our pid has gone (processes sharing a
+	 * pool share a PID namespace): an unnamed one, whose pid we were
+	 * given, would look alive below (kill() finds us).
+	 */
+	if (pid == sheaf_proc_pid(sheaf_self))
+		return true;
 	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
 		return true;
 	ret = sheaf_proc_stat(pid, &info);

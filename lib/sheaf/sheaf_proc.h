@@ -32,8 +32,11 @@
  * incarnation is its pid alone, with SHEAF_INC_HEIR set (no start time
  * in it). It takes locks and other records as any process, and others
  * judge it by its pid only: dead when kill() answers ESRCH or /proc
- * shows it exited; a pid reused after its death keeps it alive to them
- * until that process goes too (recovery delayed, never wrong). It
+ * shows it exited, or to the process its pid went to; a pid reused after
+ * its death keeps it alive to the others until that process goes too
+ * (recovery delayed, never wrong), and to the new holder of the pid
+ * when that one is unnamed too: its own incarnation, the same word
+ * (then a lock the dead one held waits for a named process). It
  * creates no pool, and claims or inherits no slot (sheaf_proc_unnamed()):
  * a slot would stay with a reused pid.
  *
