@@ -15,6 +15,9 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <rte_malloc.h>
@@ -445,6 +448,86 @@ test_deferred_handler_barn_busy(void)
 	return check_whole();
 }
 
+struct takeover_in_handler {
+	void *objs[8];
+	int ret;
+	FILE *log;
+	char **buf;
+	bool logged_inside;
+};
+
+/*
+ * As deferred_in_handler_thread(): a thread without a slot, inside a
+ * pool call, gets through the shared path; what the library logged
+ * before its outer call left is noted.
+ */
+static void *
+takeover_in_handler_thread(void *arg)
+{
+	struct takeover_in_handler *d = arg;
+
+	sheaf_call_enter();
+	d->ret = rte_mempool_get_bulk(pool, d->objs, RTE_DIM(d->objs));
+	fflush(d->log);
+	d->logged_inside = *d->buf != NULL && strstr(*d->buf, "lock") != NULL;
+	sheaf_call_leave(sheaf_pool_of(pool));
+	return NULL;
+}
+
+/*
+ * A signal handler's get finds depot 0's lock held by a dead process:
+ * it takes it over (rolls back, goes on) but logs
+ * nothing (it may have interrupted a log or malloc() of its thread);
+ * its thread's outermost call logs the take-overs when it leaves.
+ * Until 2026-12-05 the handler logged from inside the take-over.
+ */
+static int
+test_takeover_in_handler_logs_later(void)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	struct takeover_in_handler d = { .ret = 1 };
+	uint64_t dead = sheaf_self + ((uint64_t)1 << 22);
+	char *buf = NULL;
+	size_t len = 0;
+	pthread_t th;
+	FILE *log;
+
+	log = open_memstream(&buf, &len);
+	RTE_TEST_ASSERT_NOT_NULL(log, "log stream");
+	d.log = log;
+	d.buf = &buf;
+	/* What a death inside an empty transaction leaves (the objects
+	 * are all in the slabs: the get needs this lock). */
+	__atomic_store_n(&sp->depot[0].lock.owner, dead, __ATOMIC_RELEASE);
+	rte_openlog_stream(log);
+	alarm(HANG_S);
+	if (pthread_create(&th, NULL, takeover_in_handler_thread, &d) != 0) {
+		rte_openlog_stream(NULL);
+		fclose(log);
+		free(buf);
+		RTE_TEST_ASSERT(false, "thread");
+	}
+	pthread_join(th, NULL);
+	alarm(0);
+	rte_openlog_stream(NULL);
+	fclose(log);
+	if (d.ret == 0) {
+		memcpy(objs + nb_objs, d.objs, sizeof(d.objs));
+		nb_objs += RTE_DIM(d.objs);
+	}
+	printf("    logged: %s", buf != NULL ? buf : "(nothing)\n");
+	RTE_TEST_ASSERT(!d.logged_inside,
+		"a take-over logged from inside the re-entered call");
+	RTE_TEST_ASSERT(buf != NULL &&
+		strstr(buf, "locks of dead processes taken over: 1") != NULL,
+		"the outermost call did not log the take-over");
+	free(buf);
+	SHEAF_TEST_ASSERT_INT(d.ret, 0, "the handler's get");
+	SHEAF_TEST_ASSERT_INT(__atomic_load_n(&sp->depot[0].lock.owner,
+		__ATOMIC_RELAXED), 0, "depot 0's lock left held");
+	return check_whole();
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_busy_slot_counts_reentrant),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_park_holding_depot),
@@ -455,6 +538,8 @@ static const struct sheaf_test_case cases[] = {
 		test_get_beyond_pair_holding_depot),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_get_large_holding_depot),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_deferred_handler_barn_busy),
+	SHEAF_TEST_CASE_ST(setup, teardown,
+		test_takeover_in_handler_logs_later),
 	SHEAF_TEST_CASES_END
 };
 

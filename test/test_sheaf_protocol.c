@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #endif
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
@@ -850,6 +851,83 @@ test_unnamed_holder_dead(void)
 	return TEST_SUCCESS;
 }
 
+/* Up to max pids of live processes other than ours (from /proc). */
+static unsigned int
+live_pids(uint32_t *pids, unsigned int max)
+{
+	struct dirent *e;
+	unsigned int n = 0;
+	DIR *d = opendir("/proc");
+	char *end;
+	long v;
+
+	if (d == NULL)
+		return 0;
+	while (n < max && (e = readdir(d)) != NULL) {
+		v = strtol(e->d_name, &end, 10);
+		if (*end == '\0' && v > 0 && v != getpid() &&
+				kill((pid_t)v, 0) == 0)
+			pids[n++] = (uint32_t)v;
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * A dead borrower's oversize prefill sheaf listed behind those of nine
+ * live borrowers (the list is newest first): the recovery looks at every
+ * borrower, not only the first eight it meets, and takes the dead one's
+ * objects back. Until 2026-12-05 a pass looked at eight borrowers at
+ * most, all live here: the dead one's sheaf stayed out for good,
+ * uncounted. The live borrowers are unnamed incarnations of live
+ * processes (a pid, no start time: judged alive by the pid).
+ */
+#define LIVE_BORROWERS 9
+static int
+test_dead_borrower_behind_live(void)
+{
+	struct rte_sheaf_prefill *pf[1 + LIVE_BORROWERS];
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	uint32_t pids[LIVE_BORROWERS];
+	const unsigned int n = 2 * CAPACITY; /* oversize */
+	struct sheaf *s;
+	unsigned int i;
+
+	if (live_pids(pids, LIVE_BORROWERS) < LIVE_BORROWERS) {
+		printf("fewer than %u other live processes: skipped\n",
+			LIVE_BORROWERS);
+		return TEST_SKIPPED;
+	}
+	for (i = 0; i < RTE_DIM(pf); i++) {
+		pf[i] = rte_sheaf_prefill_get(pool, n);
+		RTE_TEST_ASSERT_NOT_NULL(pf[i], "prefill get: %s",
+			rte_strerror(rte_errno));
+		s = (struct sheaf *)((uintptr_t)pf[i] & SHEAF_HANDLE_ADDR);
+		__atomic_store_n(&s->holder, i == 0 ? dead_inc(1) :
+			SHEAF_INC_HEIR | pids[i - 1], __ATOMIC_RELEASE);
+	}
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool),
+		POOL_N - RTE_DIM(pf) * n, "avail count with the sheaves lent");
+	/* As its borrow noted it: another process borrowed. */
+	__atomic_store_n(&sp->lender, UINT64_MAX, __ATOMIC_RELAXED);
+	sheaf_lend_recover(sp, 0, true);
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool),
+		POOL_N - LIVE_BORROWERS * n,
+		"avail count after the recovery (the dead borrower's back)");
+	for (i = 1; i < RTE_DIM(pf); i++) {
+		s = (struct sheaf *)((uintptr_t)pf[i] & SHEAF_HANDLE_ADDR);
+		RTE_TEST_ASSERT(__atomic_load_n(&s->holder, __ATOMIC_RELAXED) ==
+			(SHEAF_INC_HEIR | pids[i - 1]),
+			"a live borrower's sheaf %u taken", i);
+		__atomic_store_n(&s->holder, sheaf_self, __ATOMIC_RELEASE);
+		RTE_TEST_ASSERT_SUCCESS(rte_sheaf_prefill_put(pool, pf[i]),
+			"prefill put %u", i);
+	}
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail count");
+	return TEST_SUCCESS;
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_dead_mark_cleared_after_owner_look),
@@ -864,6 +942,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_request_requeued),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_hidden_process_alive),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_unnamed_holder_dead),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_borrower_behind_live),
 	SHEAF_TEST_CASES_END
 };
 

@@ -17,11 +17,13 @@
 #define SHEAF_LEND_LOOK_NS 10000000u
 /* Oversize sheaves taken back per pass over the list. */
 #define SHEAF_LEND_BATCH 16
+/* Borrowers one recovery pass looks at, at most (its stack's table). */
+#define SHEAF_LEND_LOOK_MAX 64
 
 /* Borrowers looked at in one pass, and whether each is dead. */
 struct sheaf_lend_look {
-	uint64_t inc[8];
-	bool dead[8];
+	uint64_t inc[SHEAF_LEND_LOOK_MAX];
+	bool dead[SHEAF_LEND_LOOK_MAX];
 	unsigned int n;
 };
 
@@ -265,20 +267,33 @@ sheaf_lend_recover_arena(struct sheaf_pool *sp, uint32_t b,
 	return n;
 }
 
+/* Whether this pass has looked at h (dead or alive). */
+static bool
+sheaf_lend_looked(const struct sheaf_lend_look *l, uint64_t h)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->inc[i] == h)
+			return true;
+	return false;
+}
+
 /*
  * Under the list's lock (a listed sheaf is not freed meanwhile: its
  * borrower takes it off the list first): the borrowers of listed sheaves
- * other than the caller's, at most those that fit l.
+ * other than the caller's that l has not looked at, at most max.
  */
 static unsigned int
-sheaf_lend_list_holders(const struct sheaf_pool *sp, uint64_t *inc,
-	unsigned int max)
+sheaf_lend_list_holders(const struct sheaf_pool *sp,
+	const struct sheaf_lend_look *l, uint64_t *inc, unsigned int max)
 {
 	const struct sheaf *s;
 	unsigned int n = 0, i;
 
 	for (s = sp->lent_list; s != NULL && n < max; s = s->next) {
-		if (s->holder == 0 || s->holder == sheaf_self)
+		if (s->holder == 0 || s->holder == sheaf_self ||
+				sheaf_lend_looked(l, s->holder))
 			continue;
 		for (i = 0; i < n && inc[i] != s->holder; i++)
 			;
@@ -299,18 +314,29 @@ sheaf_lend_recover_list(struct sheaf_pool *sp, struct sheaf_lend_look *l,
 {
 	struct sheaf *got[SHEAF_LEND_BATCH], *s;
 	unsigned int k = 0, i, nb, n = 0;
-	uint64_t inc[RTE_DIM(l->inc)];
+	uint64_t inc[8];
 	struct sheaf_tx tx;
 	bool any = false;
 
 	if (__atomic_load_n(&sp->nb_lent_list, __ATOMIC_RELAXED) == 0)
 		return 0;
-	RTE_VERIFY(sheaf_barn_begin(&tx, sp, 0, SHEAF_TX_lend_list,
-		false) == 0);
-	nb = sheaf_lend_list_holders(sp, inc, RTE_DIM(inc));
-	sheaf_tx_end(&tx);
-	for (i = 0; i < nb; i++)
-		any |= sheaf_lend_dead(sp, l, inc[i]);
+	/*
+	 * The borrowers not looked at yet, a batch at a time, while l has
+	 * room: live ones listed first do not hide a dead one behind them
+	 * (until 2026-12-05 only the first eight borrowers were looked at).
+	 */
+	do {
+		RTE_VERIFY(sheaf_barn_begin(&tx, sp, 0, SHEAF_TX_lend_list,
+			false) == 0);
+		nb = sheaf_lend_list_holders(sp, l, inc,
+			RTE_MIN(RTE_DIM(inc), RTE_DIM(l->inc) - l->n));
+		sheaf_tx_end(&tx);
+		for (i = 0; i < nb; i++)
+			any |= sheaf_lend_dead(sp, l, inc[i]);
+	} while (nb != 0 && l->n < RTE_DIM(l->inc));
+	/* Those found dead before, by the arena's pass, too. */
+	for (i = 0; i < l->n; i++)
+		any |= l->dead[i];
 	if (!any)
 		return 0;
 	RTE_VERIFY(sheaf_barn_begin(&tx, sp, 0, SHEAF_TX_lend_list,

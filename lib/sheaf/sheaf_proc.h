@@ -139,6 +139,17 @@ struct sheaf_thread {
 	 * atomic read-modify-writes against this thread's handlers.
 	 */
 	uint32_t lost_unlogged;
+	/*
+	 * Locks of dead holders a re-entered call of this thread took over
+	 * (sheaf_tx.c), to be logged by the outermost call as lost_unlogged:
+	 * how many, the last one's pool name and dead pid, the stores undone
+	 * and the objects counted lost. Atomics against its handlers.
+	 */
+	const char *tx_unlogged_pool;
+	uint32_t tx_unlogged;
+	uint32_t tx_unlogged_pid;
+	uint32_t tx_unlogged_undone;
+	uint64_t tx_unlogged_lost;
 	/* Populate in progress on this thread (sheaf_slab.c). */
 	struct sheaf_pool *populating;
 };

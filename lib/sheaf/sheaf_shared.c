@@ -413,7 +413,10 @@ sheaf_park_unstash(struct sheaf_thread *t, struct sheaf_pool *sp)
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, bad);
 }
 
-/* Log what re-entered calls of this thread lost: the outermost only. */
+/*
+ * Log what re-entered calls of this thread lost or took over: the
+ * outermost only.
+ */
 static void
 sheaf_shared_log_lost(struct sheaf_thread *t)
 {
@@ -421,6 +424,7 @@ sheaf_shared_log_lost(struct sheaf_thread *t)
 
 	if (t->depth != 1 || t->nb_held != 0)
 		return;
+	sheaf_tx_log_unlogged(t);
 	/* Relaxed: this thread's own counter, against its handlers. */
 	n = __atomic_exchange_n(&t->lost_unlogged, 0, __ATOMIC_RELAXED);
 	if (n != 0)
@@ -436,7 +440,7 @@ sheaf_call_leave(struct sheaf_pool *sp)
 	RTE_BUILD_BUG_ON(SHEAF_PARK_HELD != 4);
 	if (unlikely((t->park[0] | t->park[1] | t->park[2] | t->park[3]) != 0))
 		sheaf_park_unstash(t, sp);
-	if (unlikely(t->lost_unlogged != 0))
+	if (unlikely(t->lost_unlogged != 0 || t->tx_unlogged != 0))
 		sheaf_shared_log_lost(t);
 	t->depth--;
 }

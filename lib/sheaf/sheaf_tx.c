@@ -93,14 +93,40 @@ sheaf_tx_rollback(struct sheaf_pool *sp, struct sheaf_txlock *lk,
 	return stores;
 }
 
+/* The objects lk's journal counts lost and no recoverer counted yet. */
+static uint64_t
+sheaf_tx_lost_pending(const struct sheaf_txlock *lk)
+{
+	uint64_t lost = 0;
+	uint32_t i;
+
+	for (i = 0; i < lk->n; i++)
+		if (lk->ent[i].addr == SHEAF_UNDO_LOSS)
+			lost += lk->ent[i].old;
+	return lost;
+}
+
+static void
+sheaf_tx_log_lost(const char *pool, uint32_t pid, uint64_t lost)
+{
+	SHEAF_LOG(CRIT, "pool %s: process %u died moving %" PRIu64 " objects cut off DPDK's mempool cache into the pool: lost (RTE_SHEAF_STAT_LOST)",
+		pool, pid, lost);
+}
+
 /*
  * Take over lk from dead holder dead and undo its transaction. Returns 1
- * if the caller now holds lk, 0 when another thread took it first.
+ * if the caller now holds lk, 0 when another thread took it first. A
+ * re-entered call (a signal handler inside a call of its thread: it may
+ * have interrupted a log or malloc()) logs nothing: its thread's
+ * outermost call does (sheaf_tx_log_unlogged()).
  */
 static int
 sheaf_tx_take_over(struct sheaf_pool *sp, struct sheaf_txlock *lk,
 	uint64_t dead)
 {
+	struct sheaf_thread *t = sheaf_thread_self();
+	/* lk is recorded as held already (sheaf_tx_begin()). */
+	bool quiet = t->depth > 1 || t->nb_held > 1;
 	uint64_t expect = dead, lost;
 	uint32_t undone;
 
@@ -110,16 +136,55 @@ sheaf_tx_take_over(struct sheaf_pool *sp, struct sheaf_txlock *lk,
 		return 0;
 	/* The dead holder's stores are seen through the kernel (.h). */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	/*
+	 * The loss logged before it is counted (the rollback zeroes it):
+	 * a recoverer dying in between leaves the next one to log it
+	 * again, never to count it unlogged.
+	 */
+	lost = sheaf_tx_lost_pending(lk);
+	if (lost != 0 && !quiet)
+		sheaf_tx_log_lost(sp->mp->name, sheaf_proc_pid(dead), lost);
 	undone = sheaf_tx_rollback(sp, lk, &lost);
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_RECOVER, 1);
+	if (quiet) {
+		/* Relaxed: this thread's own words, against its handlers. */
+		__atomic_fetch_add(&t->tx_unlogged_undone, undone,
+			__ATOMIC_RELAXED);
+		__atomic_fetch_add(&t->tx_unlogged_lost, lost,
+			__ATOMIC_RELAXED);
+		__atomic_store_n(&t->tx_unlogged_pid, sheaf_proc_pid(dead),
+			__ATOMIC_RELAXED);
+		__atomic_store_n(&t->tx_unlogged_pool, sp->mp->name,
+			__ATOMIC_RELAXED);
+		__atomic_fetch_add(&t->tx_unlogged, 1, __ATOMIC_RELAXED);
+		return 1;
+	}
 	SHEAF_LOG(WARNING, "pool %s: process %u died holding a lock; %u stores of its %s transaction undone",
 		sp->mp->name, sheaf_proc_pid(dead), undone,
 		sheaf_tx_kind_name(lk->kind));
-	if (lost != 0) {
-		SHEAF_LOG(CRIT, "pool %s: process %u died moving %" PRIu64 " objects cut off DPDK's mempool cache into the pool: lost (RTE_SHEAF_STAT_LOST)",
-			sp->mp->name, sheaf_proc_pid(dead), lost);
-	}
 	return 1;
+}
+
+void
+sheaf_tx_log_unlogged(struct sheaf_thread *t)
+{
+	uint32_t k, pid, undone;
+	const char *pool;
+	uint64_t lost;
+
+	/* Relaxed: this thread's own words, against its handlers. */
+	k = __atomic_exchange_n(&t->tx_unlogged, 0, __ATOMIC_RELAXED);
+	if (k == 0)
+		return;
+	pid = __atomic_load_n(&t->tx_unlogged_pid, __ATOMIC_RELAXED);
+	pool = __atomic_load_n(&t->tx_unlogged_pool, __ATOMIC_RELAXED);
+	undone = __atomic_exchange_n(&t->tx_unlogged_undone, 0,
+		__ATOMIC_RELAXED);
+	lost = __atomic_exchange_n(&t->tx_unlogged_lost, 0, __ATOMIC_RELAXED);
+	SHEAF_LOG(WARNING, "pool %s: locks of dead processes taken over: %u, by signal handlers (the last: process %u); %u stores undone",
+		pool, k, pid, undone);
+	if (lost != 0)
+		sheaf_tx_log_lost(pool, pid, lost);
 }
 
 /* Take lk, waiting for a live holder, recovering a dead one. */
@@ -246,7 +311,8 @@ sheaf_tx_end(struct sheaf_tx *tx)
 	__atomic_store_n(&lk->owner, 0, __ATOMIC_RELEASE);
 	/* Innermost first: a handler's transaction ends before its call. */
 	RTE_ASSERT(t->nb_held != 0 && t->held[t->nb_held - 1] == lk);
-	t->nb_held--;
+	/* After the unlock: a handler sees lk held until it is not. */
+	sheaf_tx_note_freed(t);
 }
 
 /* Append an entry to the journal, before what it undoes. */

@@ -130,6 +130,12 @@ int sheaf_tx_begin(struct sheaf_tx *tx, struct sheaf_pool *sp,
 void sheaf_tx_end(struct sheaf_tx *tx);
 
 /*
+ * Log what re-entered calls of thread t (its own) took over from dead
+ * lock holders: by its outermost call, which may log (sheaf_call_leave()).
+ */
+void sheaf_tx_log_unlogged(struct sheaf_thread *t);
+
+/*
  * A loss entry of n objects: rolling the transaction back counts them
  * lost (RTE_SHEAF_STAT_LOST, a CRIT log line by the recoverer);
  * committing it drops the entry. For objects that left a place no undo
