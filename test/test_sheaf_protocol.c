@@ -18,7 +18,6 @@
 #define _GNU_SOURCE
 #endif
 
-#include <dirent.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
@@ -851,26 +850,51 @@ test_unnamed_holder_dead(void)
 	return TEST_SUCCESS;
 }
 
-/* Up to max pids of live processes other than ours (from /proc). */
-static unsigned int
-live_pids(uint32_t *pids, unsigned int max)
+/*
+ * Fork n children that wait until *fd's write end closes: live processes
+ * for as long as the caller keeps it open. Their pids in pids; -1 when a
+ * fork failed (the others are ended and reaped).
+ */
+static int
+live_children(pid_t *pids, unsigned int n, int *fd)
 {
-	struct dirent *e;
-	unsigned int n = 0;
-	DIR *d = opendir("/proc");
-	char *end;
-	long v;
+	unsigned int i;
+	int p[2];
+	char c;
 
-	if (d == NULL)
-		return 0;
-	while (n < max && (e = readdir(d)) != NULL) {
-		v = strtol(e->d_name, &end, 10);
-		if (*end == '\0' && v > 0 && v != getpid() &&
-				kill((pid_t)v, 0) == 0)
-			pids[n++] = (uint32_t)v;
+	if (pipe(p) != 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			close(p[1]);
+			while (read(p[0], &c, 1) > 0)
+				;
+			_exit(0);
+		}
+		if (pids[i] < 0)
+			break;
 	}
-	closedir(d);
-	return n;
+	close(p[0]);
+	if (i < n) {
+		close(p[1]);
+		while (i-- > 0)
+			child_status(pids[i]);
+		return -1;
+	}
+	*fd = p[1];
+	return 0;
+}
+
+/* End live_children()'s children and reap them. */
+static void
+end_children(const pid_t *pids, unsigned int n, int fd)
+{
+	unsigned int i;
+
+	close(fd);
+	for (i = 0; i < n; i++)
+		child_status(pids[i]);
 }
 
 /*
@@ -879,45 +903,58 @@ live_pids(uint32_t *pids, unsigned int max)
  * borrower, not only the first eight it meets, and takes the dead one's
  * objects back. Until 2026-12-05 a pass looked at eight borrowers at
  * most, all live here: the dead one's sheaf stayed out for good,
- * uncounted. The live borrowers are unnamed incarnations of live
- * processes (a pid, no start time: judged alive by the pid).
+ * uncounted. The live borrowers are unnamed incarnations of children
+ * kept alive meanwhile (a pid, no start time: judged alive by the pid).
  */
+static int dead_borrower_behind(struct rte_sheaf_prefill **pf,
+	const pid_t *pids, unsigned int n);
+
 #define LIVE_BORROWERS 9
 static int
 test_dead_borrower_behind_live(void)
 {
 	struct rte_sheaf_prefill *pf[1 + LIVE_BORROWERS];
-	struct sheaf_pool *sp = sheaf_pool_of(pool);
-	uint32_t pids[LIVE_BORROWERS];
 	const unsigned int n = 2 * CAPACITY; /* oversize */
+	pid_t pids[LIVE_BORROWERS];
+	int ret, fd;
+
+	RTE_TEST_ASSERT_SUCCESS(live_children(pids, LIVE_BORROWERS, &fd),
+		"fork");
+	ret = dead_borrower_behind(pf, pids, n);
+	end_children(pids, LIVE_BORROWERS, fd);
+	return ret;
+}
+
+static int
+dead_borrower_behind(struct rte_sheaf_prefill **pf, const pid_t *pids,
+	unsigned int n)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
 	struct sheaf *s;
 	unsigned int i;
 
-	if (live_pids(pids, LIVE_BORROWERS) < LIVE_BORROWERS) {
-		printf("fewer than %u other live processes: skipped\n",
-			LIVE_BORROWERS);
-		return TEST_SKIPPED;
-	}
-	for (i = 0; i < RTE_DIM(pf); i++) {
+	for (i = 0; i < 1 + LIVE_BORROWERS; i++) {
 		pf[i] = rte_sheaf_prefill_get(pool, n);
 		RTE_TEST_ASSERT_NOT_NULL(pf[i], "prefill get: %s",
 			rte_strerror(rte_errno));
 		s = (struct sheaf *)((uintptr_t)pf[i] & SHEAF_HANDLE_ADDR);
 		__atomic_store_n(&s->holder, i == 0 ? dead_inc(1) :
-			SHEAF_INC_HEIR | pids[i - 1], __ATOMIC_RELEASE);
+			SHEAF_INC_HEIR | (uint32_t)pids[i - 1],
+			__ATOMIC_RELEASE);
 	}
 	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool),
-		POOL_N - RTE_DIM(pf) * n, "avail count with the sheaves lent");
+		POOL_N - (1 + LIVE_BORROWERS) * n,
+		"avail count with the sheaves lent");
 	/* As its borrow noted it: another process borrowed. */
 	__atomic_store_n(&sp->lender, UINT64_MAX, __ATOMIC_RELAXED);
 	sheaf_lend_recover(sp, 0, true);
 	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool),
 		POOL_N - LIVE_BORROWERS * n,
 		"avail count after the recovery (the dead borrower's back)");
-	for (i = 1; i < RTE_DIM(pf); i++) {
+	for (i = 1; i < 1 + LIVE_BORROWERS; i++) {
 		s = (struct sheaf *)((uintptr_t)pf[i] & SHEAF_HANDLE_ADDR);
 		RTE_TEST_ASSERT(__atomic_load_n(&s->holder, __ATOMIC_RELAXED) ==
-			(SHEAF_INC_HEIR | pids[i - 1]),
+			(SHEAF_INC_HEIR | (uint32_t)pids[i - 1]),
 			"a live borrower's sheaf %u taken", i);
 		__atomic_store_n(&s->holder, sheaf_self, __ATOMIC_RELEASE);
 		RTE_TEST_ASSERT_SUCCESS(rte_sheaf_prefill_put(pool, pf[i]),

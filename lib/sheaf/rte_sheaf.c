@@ -303,11 +303,19 @@ int
 rte_sheaf_reclaim(struct rte_mempool *mp)
 {
 	struct sheaf_pool *sp = sheaf_deferred_pool(mp);
+	unsigned int n;
 
 	if (sp == NULL)
 		return -rte_errno;
-	/* From a signal handler inside the pool: nothing, no waiting. */
-	return sheaf_deferred_reclaim(sp, sheaf_thread_self()->nb_held != 0);
+	/*
+	 * In the call's brackets: a signal handler inside a call of its
+	 * thread (re-entered) only tries the locks, and a take-over it made
+	 * would be logged by the thread's outermost call.
+	 */
+	sheaf_call_enter();
+	n = sheaf_deferred_reclaim(sp, sheaf_call_reentered());
+	sheaf_call_leave(sp);
+	return n;
 }
 
 int
@@ -318,9 +326,13 @@ rte_sheaf_deferred_barrier(struct rte_mempool *mp)
 
 	if (sp == NULL)
 		return -rte_errno;
-	/* A signal handler inside the pool: refused, not logged (stdio). */
-	ret = sheaf_thread_self()->nb_held != 0 ? -EBUSY :
-		sheaf_deferred_barrier(sp);
+	/*
+	 * A signal handler inside a call of its thread (re-entered in the
+	 * call's brackets): refused, not logged (stdio).
+	 */
+	sheaf_call_enter();
+	ret = sheaf_call_reentered() ? -EBUSY : sheaf_deferred_barrier(sp);
+	sheaf_call_leave(sp);
 	if (ret == -ETIMEDOUT)
 		SHEAF_LOG(ERR, "pool %s: deferred barrier timed out after %u ms",
 			mp->name, sp->cfg.barrier_timeout_ms);

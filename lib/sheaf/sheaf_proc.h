@@ -145,7 +145,7 @@ struct sheaf_thread {
 	 * how many, the last one's pool name and dead pid, the stores undone
 	 * and the objects counted lost. Atomics against its handlers.
 	 */
-	const char *tx_unlogged_pool;
+	char tx_unlogged_pool[RTE_MEMPOOL_NAMESIZE];
 	uint32_t tx_unlogged;
 	uint32_t tx_unlogged_pid;
 	uint32_t tx_unlogged_undone;

@@ -114,6 +114,21 @@ sheaf_tx_log_lost(const char *pool, uint32_t pid, uint64_t lost)
 }
 
 /*
+ * A copy of the pool's name for the outer call's log line (the pool may
+ * be gone by then); a plain loop: this runs in signal handlers.
+ */
+static void
+sheaf_tx_note_pool(struct sheaf_thread *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < sizeof(t->tx_unlogged_pool) && name[i] != '\0';
+			i++)
+		t->tx_unlogged_pool[i] = name[i];
+	t->tx_unlogged_pool[i] = '\0';
+}
+
+/*
  * Take over lk from dead holder dead and undo its transaction. Returns 1
  * if the caller now holds lk, 0 when another thread took it first. A
  * re-entered call (a signal handler inside a call of its thread: it may
@@ -154,8 +169,7 @@ sheaf_tx_take_over(struct sheaf_pool *sp, struct sheaf_txlock *lk,
 			__ATOMIC_RELAXED);
 		__atomic_store_n(&t->tx_unlogged_pid, sheaf_proc_pid(dead),
 			__ATOMIC_RELAXED);
-		__atomic_store_n(&t->tx_unlogged_pool, sp->mp->name,
-			__ATOMIC_RELAXED);
+		sheaf_tx_note_pool(t, sp->mp->name);
 		__atomic_fetch_add(&t->tx_unlogged, 1, __ATOMIC_RELAXED);
 		return 1;
 	}
@@ -176,8 +190,15 @@ sheaf_tx_log_unlogged(struct sheaf_thread *t)
 	k = __atomic_exchange_n(&t->tx_unlogged, 0, __ATOMIC_RELAXED);
 	if (k == 0)
 		return;
+	/*
+	 * The count taken before the rest: a handler's take-over from here
+	 * on adds to the rest and to the count, which the next outermost
+	 * call finds. The pool name and pid are the last take-over's (a
+	 * handler's may mix them: the log line only).
+	 */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	pid = __atomic_load_n(&t->tx_unlogged_pid, __ATOMIC_RELAXED);
-	pool = __atomic_load_n(&t->tx_unlogged_pool, __ATOMIC_RELAXED);
+	pool = t->tx_unlogged_pool;
 	undone = __atomic_exchange_n(&t->tx_unlogged_undone, 0,
 		__ATOMIC_RELAXED);
 	lost = __atomic_exchange_n(&t->tx_unlogged_lost, 0, __ATOMIC_RELAXED);
