@@ -27,16 +27,24 @@ struct sheaf_lend_look {
 	unsigned int n;
 };
 
+/* Where this pass noted h, l->n when it has not looked at h. */
+static unsigned int
+sheaf_lend_look_at(const struct sheaf_lend_look *l, uint64_t h)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n && l->inc[i] != h; i++)
+		;
+	return i;
+}
+
 /* Whether h was found dead in this pass (no look: under a lock). */
 static bool
 sheaf_lend_known_dead(const struct sheaf_lend_look *l, uint64_t h)
 {
-	unsigned int i;
+	unsigned int i = sheaf_lend_look_at(l, h);
 
-	for (i = 0; i < l->n; i++)
-		if (l->inc[i] == h)
-			return l->dead[i];
-	return false;
+	return i < l->n && l->dead[i];
 }
 
 /*
@@ -47,12 +55,11 @@ sheaf_lend_known_dead(const struct sheaf_lend_look *l, uint64_t h)
 static bool
 sheaf_lend_dead(struct sheaf_pool *sp, struct sheaf_lend_look *l, uint64_t h)
 {
-	unsigned int i;
+	unsigned int i = sheaf_lend_look_at(l, h);
 	bool dead;
 
-	for (i = 0; i < l->n; i++)
-		if (l->inc[i] == h)
-			return l->dead[i];
+	if (i < l->n)
+		return l->dead[i];
 	/* Not settled (a handler): looked at as alive, for now. */
 	dead = sheaf_proc_dead(h) && sheaf_tx_recover_proc(sp, h) == 0;
 	/* Past the table's room: looked again (recovery is idempotent). */
@@ -267,18 +274,6 @@ sheaf_lend_recover_arena(struct sheaf_pool *sp, uint32_t b,
 	return n;
 }
 
-/* Whether this pass has looked at h (dead or alive). */
-static bool
-sheaf_lend_looked(const struct sheaf_lend_look *l, uint64_t h)
-{
-	unsigned int i;
-
-	for (i = 0; i < l->n; i++)
-		if (l->inc[i] == h)
-			return true;
-	return false;
-}
-
 /*
  * Under the list's lock (a listed sheaf is not freed meanwhile: its
  * borrower takes it off the list first): the borrowers of listed sheaves
@@ -293,7 +288,7 @@ sheaf_lend_list_holders(const struct sheaf_pool *sp,
 
 	for (s = sp->lent_list; s != NULL && n < max; s = s->next) {
 		if (s->holder == 0 || s->holder == sheaf_self ||
-				sheaf_lend_looked(l, s->holder))
+				sheaf_lend_look_at(l, s->holder) < l->n)
 			continue;
 		for (i = 0; i < n && inc[i] != s->holder; i++)
 			;

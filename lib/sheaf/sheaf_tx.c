@@ -53,16 +53,14 @@ sheaf_tx_init(struct sheaf_txlock *lk, struct sheaf_undo *ent)
  * its loss entries (sheaf_tx_note_loss()) are counted lost in sp's
  * counters as each entry is met, then the entry zeroed: a recoverer
  * that dies after counting one and before zeroing it has the next one
- * count it again, never none. *lost: what this call counted, for the
- * log. Returns the stores undone.
+ * count it again, never none (the caller logs them first:
+ * sheaf_tx_lost_pending()). Returns the stores undone.
  */
 static uint32_t
-sheaf_tx_rollback(struct sheaf_pool *sp, struct sheaf_txlock *lk,
-	uint64_t *lost)
+sheaf_tx_rollback(struct sheaf_pool *sp, struct sheaf_txlock *lk)
 {
 	uint32_t i = lk->n, stores = 0;
 
-	*lost = 0;
 	while (i-- > 0) {
 		struct sheaf_undo *u = &lk->ent[i];
 
@@ -71,7 +69,6 @@ sheaf_tx_rollback(struct sheaf_pool *sp, struct sheaf_txlock *lk,
 			if (u->old == 0)
 				continue;
 			sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_LOST, u->old);
-			*lost += u->old;
 			/* Counted before zeroed, for the next recoverer. */
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 			u->old = 0;
@@ -140,8 +137,11 @@ sheaf_tx_take_over(struct sheaf_pool *sp, struct sheaf_txlock *lk,
 	uint64_t dead)
 {
 	struct sheaf_thread *t = sheaf_thread_self();
-	/* lk is recorded as held already (sheaf_tx_begin()). */
-	bool quiet = t->depth > 1 || t->nb_held > 1;
+	/*
+	 * Re-entered: a waiter that takes over holds no other lock (one
+	 * that does only tries, sheaf_tx_begin()), so its depth tells.
+	 */
+	bool quiet = t->depth > 1;
 	uint64_t expect = dead, lost;
 	uint32_t undone;
 
@@ -159,7 +159,7 @@ sheaf_tx_take_over(struct sheaf_pool *sp, struct sheaf_txlock *lk,
 	lost = sheaf_tx_lost_pending(lk);
 	if (lost != 0 && !quiet)
 		sheaf_tx_log_lost(sp->mp->name, sheaf_proc_pid(dead), lost);
-	undone = sheaf_tx_rollback(sp, lk, &lost);
+	undone = sheaf_tx_rollback(sp, lk);
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_RECOVER, 1);
 	if (quiet) {
 		/* Relaxed: this thread's own words, against its handlers. */
