@@ -317,11 +317,56 @@ measure_run(struct perf_ctx *c, unsigned int nb_remote, double seconds)
 			rte_eal_wait_lcore(c->workers[i].lcore_id);
 }
 
+/* The rates of s from its counts. */
+static void
+sample_derive(struct perf_sample *s)
+{
+	s->starved = s->polls != 0 ?
+		(double)s->polls_starved / (double)s->polls : NAN;
+	s->mobjs = 0;
+	s->cycles_per_obj = 0;
+	if (s->objects != 0 && s->wall_cycles != 0) {
+		s->mobjs = (double)s->objects * (double)rte_get_tsc_hz() /
+			(double)s->wall_cycles / 1e6;
+		s->cycles_per_obj = (double)s->lcore_cycles /
+			(double)s->objects;
+	}
+}
+
+/*
+ * Adds slice s of a round to acc, the round's sample so far: counts and
+ * times summed, the worst status and queue, whole only if every slice
+ * left the pool whole.
+ */
+static void
+sample_add(struct perf_sample *acc, const struct perf_sample *s)
+{
+	acc->objects += s->objects;
+	acc->wall_cycles += s->wall_cycles;
+	acc->lcore_cycles += s->lcore_cycles;
+	acc->get_fail += s->get_fail;
+	acc->fail_cycles += s->fail_cycles;
+	acc->rearm_partial += s->rearm_partial;
+	acc->membarriers += s->membarriers;
+	acc->has_membarriers &= s->has_membarriers;
+	acc->polls += s->polls;
+	acc->polls_starved += s->polls_starved;
+	if (!isnan(s->starved_max) && (isnan(acc->starved_max) ||
+			s->starved_max > acc->starved_max))
+		acc->starved_max = s->starved_max;
+	if (s->status == PERF_FAILED)
+		acc->status = PERF_FAILED;
+	if (acc->whole && !s->whole) {
+		acc->whole = false;
+		acc->avail = s->avail;
+	}
+	sample_derive(acc);
+}
+
 /* Sums the workers' results into s; returns the first failure or NULL. */
 static const char *
 measure_collect(const struct perf_ctx *c, struct perf_sample *s)
 {
-	const uint64_t hz = rte_get_tsc_hz();
 	const struct perf_worker *w;
 	const char *reason = NULL;
 	uint64_t polls = 0, starved = 0;
@@ -348,7 +393,8 @@ measure_collect(const struct perf_ctx *c, struct perf_sample *s)
 		if (w->t_start != 0 && w->t_end > w->t_start)
 			s->lcore_cycles += w->t_end - w->t_start;
 	}
-	s->starved = polls != 0 ? (double)starved / (double)polls : NAN;
+	s->polls = polls;
+	s->polls_starved = starved;
 	for (i = 0; i < c->nb_rings && reason == NULL; i++)
 		if (rte_ring_count(c->rings[i]) != 0)
 			reason = "ring not drained";
@@ -357,12 +403,7 @@ measure_collect(const struct perf_ctx *c, struct perf_sample *s)
 	/* Main's TSC alone: the lcores' TSCs need not agree. */
 	s->wall_cycles = c->t_stop > c->sync->t_go ?
 		c->t_stop - c->sync->t_go : 0;
-	if (s->objects != 0 && s->wall_cycles != 0) {
-		s->mobjs = (double)s->objects * (double)hz /
-			(double)s->wall_cycles / 1e6;
-		s->cycles_per_obj = (double)s->lcore_cycles /
-			(double)s->objects;
-	}
+	sample_derive(s);
 	return reason;
 }
 
@@ -671,28 +712,47 @@ entries_warmup(struct perf_ctx *c, struct perf_result *res)
 	}
 }
 
-/* Round after round, every entry once per round. */
+/*
+ * Round after round, every entry once per round: each measurement split
+ * into o->slices runs, the entries alternating run by run, summed into
+ * the round's sample.
+ */
 static void
 entries_measure(struct perf_ctx *c, struct perf_result *res)
 {
 	const struct perf_opts *o = c->o;
-	unsigned int i, k, r, nb = res->nb_entries;
+	unsigned int i, k, r, sl, nb = res->nb_entries;
+	struct perf_sample part;
 	struct perf_entry *e;
 
 	for (r = 0; r < o->rounds; r++) {
 		progress_round(c, r, false);
-		for (k = 0; k < nb; k++) {
-			i = o->rotate ? (k + r) % nb : k;
-			e = &res->entries[i];
-			if (e->status != PERF_OK) {
-				e->rounds[r].status = e->status == PERF_NA ?
-					PERF_NA : PERF_SKIPPED;
-				continue;
+		for (sl = 0; sl < o->slices; sl++) {
+			for (k = 0; k < nb; k++) {
+				i = o->rotate ? (k + r) % nb : k;
+				e = &res->entries[i];
+				if (e->status != PERF_OK) {
+					if (sl == 0)
+						e->rounds[r].status =
+							e->status == PERF_NA ?
+							PERF_NA : PERF_SKIPPED;
+					continue;
+				}
+				if (sl == 0) {
+					measure(c, e, o->seconds / o->slices,
+						&e->rounds[r]);
+				} else {
+					measure(c, e, o->seconds / o->slices,
+						&part);
+					sample_add(&e->rounds[r], &part);
+				}
+				if (e->rounds[r].status == PERF_FAILED)
+					e->status = PERF_FAILED;
+				if (sl + 1 == o->slices ||
+						e->status != PERF_OK)
+					progress_sample(c, r, e,
+						&e->rounds[r]);
 			}
-			measure(c, e, o->seconds, &e->rounds[r]);
-			if (e->rounds[r].status == PERF_FAILED)
-				e->status = PERF_FAILED;
-			progress_sample(c, r, e, &e->rounds[r]);
 		}
 		progress_round(c, r, true);
 	}
@@ -757,8 +817,8 @@ print_header(const struct perf_opts *o)
 	for (i = 0; i < o->nb_lcores; i++)
 		printf("%s%u", i ? "," : " ", o->lcores[i]);
 	printf(" (main %u)\n", rte_get_main_lcore());
-	printf("rounds %u x %.3g s (warmup %.3g s), bulk %u, window %u, obj %u B, pool %u, ring %u%s%s\n",
-		o->rounds, o->seconds, o->warmup, o->bulk, o->window,
+	printf("rounds %u x %.3g s in %u slices (warmup %.3g s), bulk %u, window %u, obj %u B, pool %u, ring %u%s%s\n",
+		o->rounds, o->seconds, o->slices, o->warmup, o->bulk, o->window,
 		o->obj_size, o->pool_size, o->ring_size,
 		o->touch ? ", touch" : "", o->rotate ? ", rotated" : "");
 	printf("Mobj/s: objects through get and put per wall second, all lcores; "

@@ -39,6 +39,7 @@
 
 /* Limits of the options, each with its reason. */
 #define PERF_ROUNDS_MAX 1000     /* rounds: keeps a run finite */
+#define PERF_SLICES_MAX 100      /* slices: each at least 1 ms (opts) */
 #define PERF_BULK_MAX 512        /* objects: DPDK's largest cache size */
 #define PERF_WINDOW_MAX 64       /* bulks held per lcore */
 #define PERF_OPS_MAX 16          /* ops specs: DPDK's ops table size */
@@ -96,7 +97,10 @@ struct perf_opts {
 	unsigned int nb_ops;
 	unsigned int baseline;         /**< Index into ops. */
 	unsigned int rounds;
-	double seconds;                /**< Per measurement. */
+	double seconds;                /**< Per measurement (all slices). */
+	unsigned int slices;           /**< Runs a round splits each
+					    * measurement into, entries
+					    * alternating. */
 	double warmup;                 /**< Per entry, before round 0. */
 	unsigned int bulk;             /**< Objects per get and per put. */
 	unsigned int window;           /**< Bulks each churn lcore holds. */
@@ -242,6 +246,8 @@ struct perf_sample {
 	double fail_per_obj;    /**< get_fail / objects. */
 	double ns_per_fail;     /**< fail_cycles / get_fail, in ns. */
 	double mb_per_s;        /**< membarriers per wall second. */
+	uint64_t polls;         /**< rx: polls, all lcores. */
+	uint64_t polls_starved; /**< rx: starved polls, all lcores. */
 	/** rx: polls_starved / polls, all lcores; NAN: none. */
 	double starved;
 	/** rx: the same, of the lcore worst off; NAN: none. */

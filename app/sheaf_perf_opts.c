@@ -290,6 +290,12 @@ static const struct perf_option perf_options[] = {
 	{ "seconds", "S", PERF_ARG_SECONDS, OFF(seconds), 0.001,
 	  .has_dflt = true, .dflt = 0.25,
 	  .help = "length of one measurement" },
+	{ "slices", "N", PERF_ARG_UINT, OFF(slices), 1, PERF_SLICES_MAX,
+	  .show_max = true, .has_dflt = true, .dflt = 5,
+	  .help = "runs each measurement is split into, the\n"
+		"entries alternating run by run within the round\n"
+		"(a change of the machine's speed then weighs on\n"
+		"every entry of the round alike)" },
 	{ "warmup", "S", PERF_ARG_SECONDS, OFF(warmup), 0,
 	  .has_dflt = true, .dflt = 0.05,
 	  .help = "unrecorded run of each entry first" },
@@ -474,6 +480,11 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		return 1;
 	if (optind < argc) {
 		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (o->seconds / o->slices < 0.001) {
+		fprintf(stderr, "--slices: %u slices of %g s are shorter than 1 ms each\n",
+			o->slices, o->seconds);
 		return -1;
 	}
 	return resolve_baseline(o);

@@ -490,12 +490,13 @@ json_config(FILE *f, const struct perf_opts *o)
 	unsigned int i;
 
 	fprintf(f, "\"config\": {\"rounds\": %u, \"seconds\": %g, "
-		"\"warmup\": %g, \"bulk\": %u, \"window\": %u, "
+		"\"slices\": %u, \"warmup\": %g, \"bulk\": %u, \"window\": %u, "
 		"\"obj_size\": %u, \"pool_size\": %u, \"data_room\": %u, "
 		"\"ring_size\": %u, \"stall_ms\": %u, \"touch\": %s, "
 		"\"rotate\": %s, \"lcores\": [",
-		o->rounds, o->seconds, o->warmup, o->bulk, o->window,
-		o->obj_size, o->pool_size, o->data_room, o->ring_size,
+		o->rounds, o->seconds, o->slices, o->warmup, o->bulk,
+		o->window, o->obj_size, o->pool_size, o->data_room,
+		o->ring_size,
 		o->stall_ms, o->touch ? "true" : "false",
 		o->rotate ? "true" : "false");
 	for (i = 0; i < o->nb_lcores; i++)

@@ -54,6 +54,8 @@ RX_OVERLOAD = ("rx-burst-low", "rx-chunk-low", "rx-prefill-low")
 
 doc = json.load(open(sys.argv[1]))
 rounds = doc["config"]["rounds"]
+assert doc["config"]["slices"] == 5, \
+    "default slices %s, expected 5" % doc["config"]["slices"]
 assert doc["config"]["ops"] == DEFAULT_OPS, \
     "default ops %s, expected %s" % (doc["config"]["ops"], DEFAULT_OPS)
 scenarios = {sc["name"]: sc for sc in doc["scenarios"]}
@@ -99,6 +101,12 @@ assert not bad, "%d entries missing or without results" % len(bad)
 print("perf.json: every entry of every scenario has its results")
 PY
 [ -s "$work/perf.csv" ] || fail "perf.csv is empty"
+# Slices shorter than 1 ms are refused before EAL's lcores run (usage).
+"$perf" -l 0 --no-pci "${EAL_MEM[@]}" --file-prefix "$FILE_PREFIX" -- \
+	--scenario local --seconds 0.004 --slices 5 < /dev/null >> "$LOG" 2>&1
+rc=$?
+[ $rc = 2 ] || { show_log "$LOG"; fail "slices of 0.8 ms: exit $rc, expected 2"; }
+grep -q "shorter than 1 ms" "$LOG" || fail "no reason for refused slices"
 
 if ! command -v dpdk-testpmd > /dev/null; then
 	info "dpdk-testpmd not installed: testpmd_perf.py not run"
