@@ -12,10 +12,14 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -459,6 +463,105 @@ test_pktmbuf(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A pool with a private area that is not an mbuf pool's (an
+ * application's per-pool data) is refused, nothing taken: its objects
+ * are too small for the mbuf rte_pktmbuf_reset() would write. Until
+ * 2026-12-06 any private area of 8 bytes or more passed, and the reset
+ * wrote past each 64-byte object into the next one's header.
+ */
+static int
+test_pktmbuf_not_mbuf_pool(void)
+{
+	struct rte_mbuf *m[4];
+	struct rte_sheaf_prefill *pf;
+
+	pool2 = rte_sheaf_pool_create("prefill_priv", 255, POOL_ELT, 0, 64,
+		SOCKET_ID_ANY, 0, NULL);
+	RTE_TEST_ASSERT_NOT_NULL(pool2, "pool: got NULL (%s), expected a pool",
+		rte_strerror(rte_errno));
+	pf = rte_sheaf_prefill_get(pool2, 4);
+	RTE_TEST_ASSERT_NOT_NULL(pf, "get: got NULL (rte_errno %d)", rte_errno);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_size(pf) >= 4, 1, "size");
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_prefill_pktmbuf_alloc(pf, m, 4), EINVAL);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool2, pf), 0, "put");
+	SHEAF_TEST_CHECK(check_whole(pool2));
+	return TEST_SUCCESS;
+}
+
+/*
+ * A handle kept after its return, looked at by a signal handler while
+ * the next lend of the same sheaf runs (a 20 us timer on this thread):
+ * never taken for live. Until 2026-12-06 a handle was checked against
+ * two plain words that a lend stored one after the other: between the
+ * two, the handle of the lend before passed (about 15 times in 3 s).
+ */
+#define STALE_RUN_MS 2000
+static struct rte_sheaf_prefill *volatile stale_pf;
+static volatile int stale_in_get;
+static volatile unsigned long stale_looks, stale_passed;
+
+static void
+stale_on_signal(int sig __rte_unused)
+{
+	if (!stale_in_get || stale_pf == NULL)
+		return;
+	stale_looks++;
+	if (rte_sheaf_prefill_size(stale_pf) >= 0)
+		stale_passed++;
+}
+
+static int
+test_stale_handle_during_lend(void)
+{
+	struct sigevent sev = { .sigev_notify = SIGEV_THREAD_ID,
+		.sigev_signo = SIGRTMIN };
+	struct itimerspec its = { { 0, 20000 }, { 0, 20000 } };
+	struct sigaction sa = { .sa_handler = stale_on_signal,
+		.sa_flags = SA_RESTART };
+	struct rte_sheaf_prefill *pf;
+	/* Registered already: its id. */
+	int type = rte_log_register("lib.sheaf");
+	int level = rte_log_get_level(type);
+	uint64_t end;
+	timer_t t;
+	int ret = TEST_SUCCESS;
+
+	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	sigemptyset(&sa.sa_mask);
+	RTE_TEST_ASSERT_SUCCESS(sigaction(SIGRTMIN, &sa, NULL), "sigaction");
+	RTE_TEST_ASSERT_SUCCESS(timer_create(CLOCK_MONOTONIC, &sev, &t),
+		"timer_create");
+	stale_pf = NULL;
+	stale_looks = stale_passed = 0;
+	/* Quiet: every look of the handler is refused with a log line. */
+	rte_log_set_level(type, RTE_LOG_CRIT);
+	timer_settime(t, 0, &its, NULL);
+	end = rte_get_timer_cycles() + STALE_RUN_MS * rte_get_timer_hz() / 1000;
+	while (rte_get_timer_cycles() < end) {
+		stale_in_get = 1;
+		pf = rte_sheaf_prefill_get(pool, 8);
+		stale_in_get = 0;
+		if (pf == NULL || rte_sheaf_prefill_put(pool, pf) != 0) {
+			ret = TEST_FAILED;
+			break;
+		}
+		stale_pf = pf; /* returned: refused from here on */
+	}
+	memset(&its, 0, sizeof(its));
+	timer_settime(t, 0, &its, NULL);
+	timer_delete(t);
+	signal(SIGRTMIN, SIG_DFL);
+	rte_log_set_level(type, (uint32_t)level);
+	RTE_TEST_ASSERT(ret == TEST_SUCCESS, "get or put failed (rte_errno %d)",
+		rte_errno);
+	RTE_TEST_ASSERT(stale_looks > 0, "no look of the handler inside a get");
+	RTE_TEST_ASSERT(stale_passed == 0,
+		"a returned handle passed for live %lu times in %lu looks",
+		stale_passed, stale_looks);
+	return check_whole(pool);
+}
+
 /* A thread without an lcore id borrows, refills and returns. */
 static void *
 no_lcore_thread(void *arg)
@@ -808,6 +911,10 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_oversize_kept),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_stale_many),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_pktmbuf),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown,
+		test_pktmbuf_not_mbuf_pool),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown,
+		test_stale_handle_during_lend),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_no_lcore_thread),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_guarantee),
 	SHEAF_TEST_CASES_END

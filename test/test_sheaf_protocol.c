@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 
@@ -965,6 +966,79 @@ dead_borrower_behind(struct rte_sheaf_prefill **pf, const pid_t *pids,
 	return TEST_SUCCESS;
 }
 
+/*
+ * A child process borrows a sheaf of CAPACITY objects and exits, its
+ * handle left in *out: a secondary that hands its borrowed sheaf to the
+ * primary, then goes.
+ */
+static int
+borrow_in_child(struct rte_sheaf_prefill **out)
+{
+	struct rte_sheaf_prefill **shared;
+	pid_t pid;
+	int ret;
+
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED)
+		return -1;
+	*shared = NULL;
+	pid = fork();
+	if (pid == 0) {
+		*shared = rte_sheaf_prefill_get(pool, CAPACITY);
+		_exit(*shared != NULL ? 0 : 1);
+	}
+	ret = pid > 0 && child_status(pid) == 0 ? 0 : -1;
+	*out = *shared;
+	munmap(shared, sizeof(*shared));
+	return ret;
+}
+
+/*
+ * A handle moved to another process is that process's from its first
+ * use: the recovery of its borrower, which exited, leaves the sheaf to
+ * the handle's new user. Until 2026-12-06 the sheaf stayed its dead
+ * borrower's: the next recovery took it back whole while the new user
+ * allocated from it (objects twice; here its next call was refused). A
+ * copy of a handle whose sheaf a recoverer holds (our own, here) is
+ * refused, whatever it says.
+ */
+static int
+test_handle_moved_process(void)
+{
+	struct rte_sheaf_prefill *pf;
+	struct sheaf *s;
+	void *o[4];
+	uint64_t h;
+
+	RTE_TEST_ASSERT_SUCCESS(borrow_in_child(&pf), "a child's borrow");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_alloc(pf, &o[0]), 0,
+		"the first use of the handle moved here");
+	/* A recovery pass: the borrower is dead, the sheaf is ours now. */
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_flush(pool), 0, "flush");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_alloc_bulk(pf, &o[1], 3), 0,
+		"the handle after the recovery pass");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_size(pf), CAPACITY - 4,
+		"objects left in the sheaf");
+	rte_mempool_put_bulk(pool, o, 4);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool, pf), 0, "put");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail count after the put");
+
+	/* A recoverer holds the dead borrower's sheaf: the copy is refused. */
+	RTE_TEST_ASSERT_SUCCESS(borrow_in_child(&pf), "a child's borrow");
+	s = (struct sheaf *)((uintptr_t)pf & SHEAF_HANDLE_ADDR);
+	h = __atomic_load_n(&s->holder, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->holder, sheaf_self, __ATOMIC_RELEASE);
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_prefill_alloc(pf, &o[0]), EINVAL);
+	__atomic_store_n(&s->holder, h, __ATOMIC_RELEASE);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_flush(pool), 0, "flush");
+	SHEAF_TEST_ASSERT_ERR(rte_sheaf_prefill_alloc(pf, &o[0]), EINVAL);
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail count after the recovery");
+	return TEST_SUCCESS;
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_dead_mark_cleared_after_owner_look),
@@ -980,6 +1054,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_hidden_process_alive),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_unnamed_holder_dead),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_borrower_behind_live),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_handle_moved_process),
 	SHEAF_TEST_CASES_END
 };
 

@@ -578,7 +578,13 @@ int rte_sheaf_dump(FILE *f, const struct rte_mempool *mp);
  * concerned: rte_mempool_avail_count() does not count them and no other
  * lcore can allocate them until the sheaf is returned with
  * rte_sheaf_prefill_put(). A handle is used by one thread at a time;
- * it may move between threads with the usual memory ordering.
+ * it may move between threads with the usual memory ordering, and
+ * between processes sharing the pool: a process that allocates from,
+ * refills or returns a handle another process borrowed holds the sheaf
+ * from then on (its death gives the sheaf back to the pool, not the
+ * borrower's). A handle moved out of a process that exits before the
+ * next one used it is refused (-EINVAL) once the pool has taken the
+ * sheaf back.
  *
  * "Not a borrowed sheaf" below means a handle that some
  * rte_sheaf_prefill_get() or rte_sheaf_prefill_refill() returned and
@@ -603,7 +609,9 @@ struct rte_mbuf;
  * from the caller's sheaves, the barns, the slabs and idle lcores. Above
  * the capacity an oversize sheaf is used: one returned earlier that fits,
  * else one allocated with rte_malloc (capacity rounded up to a power of
- * two), loaded with exactly n objects; it is kept with the pool when
+ * two), loaded with at least n objects, up to its capacity as far as
+ * the pool has them (a refill that outgrows a sheaf loads its larger one
+ * to n); it is kept with the pool when
  * returned and freed with it. Size the capacity (struct
  * rte_sheaf_config) for the usual n instead.
  *
@@ -620,7 +628,8 @@ struct rte_mbuf;
  *   - EINVAL: mp is not a sheaf pool, or n is 0.
  *   - ENOMEM: the pool cannot supply n objects now, or no memory for an
  *     oversize sheaf; nothing was taken.
- *   - EBUSY: called from a signal handler inside the pool.
+ *   - EBUSY: called from a signal handler inside the pool (not
+ *     logged).
  */
 __rte_experimental
 struct rte_sheaf_prefill *rte_sheaf_prefill_get(struct rte_mempool *mp,
@@ -650,7 +659,8 @@ struct rte_sheaf_prefill *rte_sheaf_prefill_get(struct rte_mempool *mp,
  *     *pfp is not a sheaf borrowed from mp (returned already, say).
  *   - -ENOMEM: the pool cannot supply the objects now; the sheaf is as
  *     it was and still borrowed.
- *   - -EBUSY: called from a signal handler inside the pool.
+ *   - -EBUSY: called from a signal handler inside the pool (not
+ *     logged).
  */
 __rte_experimental
 int rte_sheaf_prefill_refill(struct rte_mempool *mp,
@@ -680,7 +690,8 @@ int rte_sheaf_prefill_refill(struct rte_mempool *mp,
  *     pool). A handle carries the sheaf's lend count: a handle returned
  *     already, or kept from an earlier lend of the same sheaf, is
  *     refused until that sheaf has been lent 65536 times since.
- *   - -EBUSY: called from a signal handler inside the pool.
+ *   - -EBUSY: called from a signal handler inside the pool (not
+ *     logged).
  */
 __rte_experimental
 int rte_sheaf_prefill_put(struct rte_mempool *mp,
@@ -832,8 +843,9 @@ int rte_sheaf_rcu_attach(struct rte_mempool *mp, struct rte_rcu_qsbr *v);
  * no full sheaf to empty into the slabs), the objects are queued one by
  * one on their socket's fallback queue. It never drops an object; it
  * costs a lock and one rte_rcu_qsbr_start() (an atomic add on the shared
- * token) per call, and each such object is later checked and freed to
- * the slabs on its own; counted in RTE_SHEAF_STAT_DEFERRED_FALLBACK.
+ * token) per run of up to 64 objects, and each such object is later
+ * checked and freed to the slabs on its own; counted in
+ * RTE_SHEAF_STAT_DEFERRED_FALLBACK.
  *
  * Until reclaimed, deferred objects are in use: rte_mempool_avail_count()
  * does not count them (struct rte_sheaf_info::in_deferred does).

@@ -308,8 +308,16 @@ sheaf_rcu_free_slot(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		t = RTE_MIN(sp->cfg.capacity - size, n - done);
 		sheaf_rcu_slot_append(sp, lc, ds, objs + done, t);
 		done += t;
-		if (size + t == sp->cfg.capacity)
-			sheaf_deferred_stamp(sp, lc);
+		/*
+		 * A stamp of a held slot's sheaf waits for the barn's lock
+		 * (its thread holds none) and does not fail; were it to, the
+		 * rest would go to the fallback rather than spin here.
+		 */
+		if (size + t == sp->cfg.capacity &&
+				sheaf_deferred_stamp(sp, lc) == 0 && done < n) {
+			sheaf_rcu_fallback(sp, lc, objs + done, n - done);
+			return 0;
+		}
 	}
 	return 0;
 }

@@ -94,18 +94,20 @@ sheaf_lend_claim(uint64_t *w, uint64_t h)
 /*
  * A dead borrower's load record (struct sheaf's loading): objects that
  * left their tiers for s and were not counted in its size, which is
- * still the record's load_from, are lost (sheaf_stat_settle_record()).
+ * still the record's load_from, are lost (sheaf_stat_record_lost()).
  */
 static void
 sheaf_lend_settle(struct sheaf_pool *sp, struct sheaf *s, uint64_t h)
 {
-	uint32_t n = sheaf_stat_settle_record(sp, &s->loading,
+	uint32_t n = sheaf_stat_record_lost(&s->loading,
 		__atomic_load_n(&s->size, __ATOMIC_RELAXED) ==
 		__atomic_load_n(&s->load_from, __ATOMIC_RELAXED));
 
+	/* Logged before counted (sheaf_stat_record_lost()). */
 	if (n != 0)
 		SHEAF_LOG(CRIT, "pool %s: prefill sheaf of dead process %u: %u objects out of their tiers and not yet in the sheaf (a load, a grow) lost (RTE_SHEAF_STAT_LOST)",
 			sp->mp->name, sheaf_proc_pid(h), n);
+	sheaf_stat_settle_record(sp, &s->loading, n);
 }
 
 /* Take sheaf s from its dead borrower h: see sheaf_lend_claim(). */
@@ -115,8 +117,12 @@ sheaf_lend_take(struct sheaf_pool *sp, struct sheaf *s, uint64_t h)
 	if (!sheaf_lend_claim(&s->holder, h))
 		return false;
 	SHEAF_KILL("lend.claimed");
-	/* Its handles die with it: refused if anyone kept a copy. */
-	s->lent_to = NULL;
+	/*
+	 * Its handles die with it: refused if anyone kept a copy. A copy
+	 * whose check passed before this store still cannot use the sheaf:
+	 * holder is ours, not lent_by (sheaf_prefill_hold()).
+	 */
+	__atomic_store_n(&s->live, 0, __ATOMIC_RELAXED);
 	sheaf_lend_settle(sp, s, h);
 	return true;
 }

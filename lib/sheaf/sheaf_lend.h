@@ -35,6 +35,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sheaf_proc.h"
@@ -48,6 +49,18 @@
  */
 #define SHEAF_HANDLE_SHIFT 48
 #define SHEAF_HANDLE_ADDR ((UINT64_C(1) << SHEAF_HANDLE_SHIFT) - 1)
+
+/*
+ * Whether the len bytes at p, sheaves, lie below 2^48, where a handle
+ * can name them (every 64-bit port's user space does, unless EAL maps
+ * above it: checked where sheaves are allocated, never a crash).
+ */
+static inline bool
+sheaf_lend_addr_ok(const void *p, size_t len)
+{
+	return len != 0 && (uintptr_t)p + (len - 1) <= SHEAF_HANDLE_ADDR &&
+		(uintptr_t)p + (len - 1) >= (uintptr_t)p;
+}
 
 /*
  * Note the caller's process in hint word *w (0: nobody yet, an

@@ -216,9 +216,16 @@ sheaf_pool_arena(struct sheaf_pool *sp)
 		sp->mp->socket_id);
 	if (sp->arena == NULL)
 		return -ENOMEM;
+	if (!sheaf_lend_addr_ok(sp->arena,
+			(size_t)sp->nb_sheaves * sp->sheaf_sz)) {
+		SHEAF_LOG(ERR, "pool %s: sheaves at %p, above the 2^48 bytes a prefill handle can address",
+			sp->mp->name, sp->arena);
+		return -ENOMEM;
+	}
 	for (i = 0; i < sp->nb_sheaves; i++) {
 		sheaf_at(sp, i)->capacity = sp->cfg.capacity_max;
 		sheaf_at(sp, i)->idx = i;
+		sheaf_at(sp, i)->pool = sp;
 	}
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		unsigned int socket = rte_lcore_to_socket_id(i);

@@ -36,8 +36,11 @@
  * not use. A returned sheaf has no live handle; each lend bumps the
  * count, so a handle kept from an earlier lend of the same sheaf is
  * refused; it is taken for a live one only after 65536 lends of that
- * sheaf in between. Oversize sheaves live as long as the pool, so their
- * memory is never another sheaf's.
+ * sheaf in between. The live handle is one word of the sheaf (live),
+ * so no interleaving of a lend's stores lets an old handle pass.
+ * Oversize sheaves live as long as the pool, so their memory is never
+ * another sheaf's. A handle may move to another process, which takes
+ * the sheaf over at its first use (sheaf_prefill_hold()).
  */
 
 #include <stdbool.h>
@@ -66,23 +69,20 @@ struct sheaf_prefill_ctx {
 	uint32_t home; /* barn and depot tried first */
 };
 
-static struct rte_sheaf_prefill *
-sheaf_handle_of(const struct sheaf *s)
+/* The handle of s's current lend: its address, the lend's number above. */
+static uint64_t
+sheaf_handle_word(const struct sheaf *s)
 {
 	RTE_BUILD_BUG_ON(sizeof(uintptr_t) != sizeof(uint64_t));
-	/* User-space addresses of every 64-bit port stay below 2^48. */
-	RTE_VERIFY(((uintptr_t)s & ~SHEAF_HANDLE_ADDR) == 0);
-	return (struct rte_sheaf_prefill *)((uintptr_t)s |
-		(uintptr_t)s->lend_gen << SHEAF_HANDLE_SHIFT);
+	/* Below 2^48: checked where sheaves are allocated. */
+	return (uint64_t)(uintptr_t)s |
+		(uint64_t)s->lend_gen << SHEAF_HANDLE_SHIFT;
 }
 
 static inline struct sheaf *
-sheaf_handle_sheaf(const struct rte_sheaf_prefill *pf, uint16_t *gen)
+sheaf_handle_sheaf(const struct rte_sheaf_prefill *pf)
 {
-	uintptr_t h = (uintptr_t)pf;
-
-	*gen = (uint16_t)(h >> SHEAF_HANDLE_SHIFT);
-	return (struct sheaf *)(h & SHEAF_HANDLE_ADDR);
+	return (struct sheaf *)((uintptr_t)pf & SHEAF_HANDLE_ADDR);
 }
 
 static int
@@ -93,28 +93,99 @@ sheaf_prefill_fail(int err)
 }
 
 /*
- * The sheaf of a live handle of sp (of any pool if sp is NULL), or NULL
- * (logged) when the handle is NULL, returned or stale.
+ * Whether the calling thread is inside a call into a pool or holds one
+ * of its locks: a signal handler that interrupted one, which must not
+ * log (rte_log() may reach syslog(), stdio). A handler that interrupted
+ * code outside the pool cannot be told from the thread itself.
+ */
+static bool
+sheaf_prefill_in_handler(void)
+{
+	const struct sheaf_thread *t = sheaf_thread_self();
+
+	return t->depth != 0 || t->nb_held != 0;
+}
+
+/* SHEAF_LOG, except from a signal handler inside a pool call. */
+#define SHEAF_PREFILL_LOG(level, ...) do { \
+	if (!sheaf_prefill_in_handler()) \
+		SHEAF_LOG(level, __VA_ARGS__); \
+} while (0)
+
+/*
+ * The handle's sheaf, held by the calling process: a handle moved to
+ * another process (a secondary hands it to the primary) is that
+ * process's from its first use. holder names the borrower, lent_by, as
+ * long as no recoverer has taken the sheaf (a recoverer's CAS puts its
+ * own incarnation there and leaves lent_by); the caller takes it over
+ * only by CAS from lent_by, never from a recoverer, so either the
+ * recoverer's CAS or ours fails. false: taken back by a recoverer (its
+ * borrower died before this process used it).
+ */
+static bool
+sheaf_prefill_hold(struct sheaf *s)
+{
+	/* Acquire: pairs with the release of lent_by by a take-over, or
+	 * ordered after live's acquire (the lend's store). */
+	uint64_t by = __atomic_load_n(&s->lent_by, __ATOMIC_ACQUIRE);
+	uint64_t h = __atomic_load_n(&s->holder, __ATOMIC_RELAXED);
+
+	if (by == sheaf_self && h == sheaf_self)
+		return true;
+	if (h != by)
+		return false;
+	/* Noted first: a borrower is never unknown to the recovery. */
+	sheaf_lend_note(s->pool);
+	/* Acquire: after the previous holder's stores to the sheaf (its
+	 * release of lent_by, or the lend's). */
+	if (!__atomic_compare_exchange_n(&s->holder, &h, sheaf_self, 0,
+			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;
+	/*
+	 * A death here leaves holder naming us and lent_by the process
+	 * before: our recoverer takes the sheaf back; no other process
+	 * takes the handle over (holder is not lent_by).
+	 */
+	/* Release: pairs with the acquire above of the next process. */
+	__atomic_store_n(&s->lent_by, sheaf_self, __ATOMIC_RELEASE);
+	return true;
+}
+
+/*
+ * The sheaf of a live handle of sp (of any pool if sp is NULL), held by
+ * the calling process when use is set (sheaf_prefill_hold()); NULL
+ * (logged, rte_errno EINVAL) when the handle is NULL, returned, stale or
+ * taken back.
  */
 static struct sheaf *
 sheaf_prefill_check(const struct rte_sheaf_prefill *pf,
-	const struct sheaf_pool *sp, const char *caller)
+	const struct sheaf_pool *sp, const char *caller, bool use)
 {
-	uint16_t gen;
-	struct sheaf *s = sheaf_handle_sheaf(pf, &gen);
+	struct sheaf *s = sheaf_handle_sheaf(pf);
 
 	if (s == NULL) {
-		SHEAF_LOG(ERR, "%s: NULL sheaf", caller);
+		SHEAF_PREFILL_LOG(ERR, "%s: NULL sheaf", caller);
 		goto fail;
 	}
-	if (s->lent_to == NULL || s->lend_gen != gen) {
-		SHEAF_LOG(ERR, "%s: sheaf handle %p is not a live borrowed sheaf (returned already?)",
+	/*
+	 * One word: a handle of an earlier lend, or of none, never passes,
+	 * however the lend's stores interleave with this look. Acquire:
+	 * pairs with sheaf_prefill_lend()'s release (the sheaf as lent).
+	 */
+	if (__atomic_load_n(&s->live, __ATOMIC_ACQUIRE) != (uintptr_t)pf) {
+		SHEAF_PREFILL_LOG(ERR, "%s: sheaf handle %p is not a live borrowed sheaf (returned already?)",
 			caller, (const void *)pf);
 		goto fail;
 	}
-	if (sp != NULL && s->lent_to != sp) {
-		SHEAF_LOG(ERR, "%s: sheaf %p belongs to pool %s, not %s", caller,
-			(const void *)pf, s->lent_to->mp->name, sp->mp->name);
+	if (sp != NULL && s->pool != sp) {
+		SHEAF_PREFILL_LOG(ERR, "%s: sheaf %p belongs to pool %s, not %s",
+			caller, (const void *)pf, s->pool->mp->name,
+			sp->mp->name);
+		goto fail;
+	}
+	if (use && !sheaf_prefill_hold(s)) {
+		SHEAF_PREFILL_LOG(ERR, "%s: sheaf handle %p: its borrower's process died and the sheaf went back to pool %s",
+			caller, (const void *)pf, s->pool->mp->name);
 		goto fail;
 	}
 	return s;
@@ -141,12 +212,10 @@ sheaf_prefill_enter(struct sheaf_pool *sp, struct sheaf_prefill_ctx *c)
 
 	c->sp = sp;
 	c->lc = NULL;
+	/* Not logged: a handler must not log (sheaf_prefill_in_handler()). */
 	if (t->depth != 0 || t->nb_held != 0 ||
-			sheaf_slot_hold(sp, &c->lc) < 0) {
-		SHEAF_LOG(ERR, "pool %s: called from a signal handler inside the pool",
-			sp->mp->name);
+			sheaf_slot_hold(sp, &c->lc) < 0)
 		return sheaf_prefill_fail(EBUSY);
-	}
 	c->home = sheaf_home_of(sp, c->lc);
 	sheaf_call_enter();
 	return 0;
@@ -363,7 +432,14 @@ sheaf_prefill_new(const struct sheaf_prefill_ctx *c, unsigned int n)
 			sp->mp->name, cap);
 		return NULL;
 	}
+	if (!sheaf_lend_addr_ok(s, sizeof(*s) + (size_t)cap * sizeof(void *))) {
+		SHEAF_LOG(ERR, "pool %s: a sheaf at %p, above the 2^48 bytes a prefill handle can address",
+			sp->mp->name, (void *)s);
+		rte_free(s);
+		return NULL;
+	}
 	s->capacity = cap;
+	s->pool = sp;
 	s->idx = SHEAF_NONE;
 	s->flags = SHEAF_F_MALLOC;
 	sheaf_lend_register(sp, s);
@@ -410,17 +486,36 @@ sheaf_prefill_release(const struct sheaf_prefill_ctx *c, struct sheaf *s)
  * counts its own lends (an oversize one's memory is the pool's until the
  * pool is freed, never another sheaf's).
  */
-static void
-sheaf_prefill_lend(struct sheaf_pool *sp, struct sheaf *s)
+static struct rte_sheaf_prefill *
+sheaf_prefill_lend(struct sheaf *s)
 {
+	uint64_t h;
+
 	s->lend_gen++;
-	s->lent_to = sp;
+	h = sheaf_handle_word(s);
+	/* Ordered by live's release (sheaf_prefill_hold()). */
+	__atomic_store_n(&s->lent_by, sheaf_self, __ATOMIC_RELAXED);
+	/*
+	 * Release, last: pairs with sheaf_prefill_check()'s acquire; the
+	 * sheaf as lent (size, objs[], holder, lent_by) before its handle
+	 * passes a check.
+	 */
+	__atomic_store_n(&s->live, h, __ATOMIC_RELEASE);
+	return (struct rte_sheaf_prefill *)(uintptr_t)h;
 }
 
-static void
-sheaf_prefill_unlend(struct sheaf *s)
+/*
+ * The end of handle pf of s: false if it was not live (another put of
+ * it won, or a recoverer took the sheaf back).
+ */
+static bool
+sheaf_prefill_unlend(struct sheaf *s, const struct rte_sheaf_prefill *pf)
 {
-	s->lent_to = NULL;
+	uint64_t h = (uintptr_t)pf;
+
+	/* Acquire: the sheaf as its last user left it, ours from here. */
+	return __atomic_compare_exchange_n(&s->live, &h, 0, 0,
+		__ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
 /* Pool checks shared by get and refill; n == 0 is a caller's bug. */
@@ -490,8 +585,7 @@ rte_sheaf_prefill_get(struct rte_mempool *mp, unsigned int n)
 		sheaf_prefill_fail(ENOMEM);
 		return NULL;
 	}
-	sheaf_prefill_lend(sp, s);
-	return sheaf_handle_of(s);
+	return sheaf_prefill_lend(s);
 }
 
 /*
@@ -522,10 +616,10 @@ sheaf_prefill_hand(struct sheaf *a, struct sheaf *b, unsigned int k)
  * held by the caller meanwhile (sheaf_prefill_hand()).
  */
 static int
-sheaf_prefill_grow(struct sheaf_prefill_ctx *c, struct sheaf **sp_,
+sheaf_prefill_grow(struct sheaf_prefill_ctx *c, struct rte_sheaf_prefill **pfp,
 	unsigned int n)
 {
-	struct sheaf *s = *sp_, *t = sheaf_prefill_new(c, n);
+	struct sheaf *s = sheaf_handle_sheaf(*pfp), *t = sheaf_prefill_new(c, n);
 	const unsigned int k = s->size;
 
 	if (t == NULL)
@@ -538,10 +632,10 @@ sheaf_prefill_grow(struct sheaf_prefill_ctx *c, struct sheaf **sp_,
 		sheaf_prefill_release(c, t);
 		return -ENOMEM;
 	}
-	sheaf_prefill_unlend(s);
+	/* Live: the caller holds the handle (one thread at a time). */
+	sheaf_prefill_unlend(s, *pfp);
 	sheaf_prefill_release(c, s);
-	sheaf_prefill_lend(c->sp, t);
-	*sp_ = t;
+	*pfp = sheaf_prefill_lend(t);
 	return 0;
 }
 
@@ -561,7 +655,7 @@ rte_sheaf_prefill_refill(struct rte_mempool *mp,
 		SHEAF_LOG(ERR, "pool %s: NULL sheaf pointer", mp->name);
 		return sheaf_prefill_fail(EINVAL);
 	}
-	s = sheaf_prefill_check(*pfp, sp, __func__);
+	s = sheaf_prefill_check(*pfp, sp, __func__, true);
 	if (s == NULL)
 		return -EINVAL;
 	if (s->size >= n)
@@ -574,11 +668,10 @@ rte_sheaf_prefill_refill(struct rte_mempool *mp,
 	if (n <= s->capacity)
 		ret = sheaf_prefill_load(&c, s, n, sheaf_prefill_top(&c, s, n));
 	else
-		ret = sheaf_prefill_grow(&c, &s, n);
+		ret = sheaf_prefill_grow(&c, pfp, n);
 	sheaf_prefill_leave(&c);
 	if (ret < 0)
 		return sheaf_prefill_fail(-ret);
-	*pfp = sheaf_handle_of(s);
 	return 0;
 }
 
@@ -593,13 +686,19 @@ rte_sheaf_prefill_put(struct rte_mempool *mp, struct rte_sheaf_prefill *pf)
 	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
 	sp = sheaf_pool_of(mp);
-	s = sheaf_prefill_check(pf, sp, __func__);
+	s = sheaf_prefill_check(pf, sp, __func__, true);
 	if (s == NULL)
 		return -EINVAL;
 	ret = sheaf_prefill_enter(sp, &c);
 	if (ret < 0)
 		return ret;
-	sheaf_prefill_unlend(s);
+	/* Of two puts of one handle (a caller's bug), one returns it. */
+	if (!sheaf_prefill_unlend(s, pf)) {
+		sheaf_prefill_leave(&c);
+		SHEAF_LOG(ERR, "pool %s: sheaf handle %p returned meanwhile by another thread",
+			mp->name, (const void *)pf);
+		return sheaf_prefill_fail(EINVAL);
+	}
 	sheaf_prefill_release(&c, s);
 	sheaf_prefill_leave(&c);
 	return 0;
@@ -608,7 +707,7 @@ rte_sheaf_prefill_put(struct rte_mempool *mp, struct rte_sheaf_prefill *pf)
 int
 rte_sheaf_prefill_size(const struct rte_sheaf_prefill *pf)
 {
-	const struct sheaf *s = sheaf_prefill_check(pf, NULL, __func__);
+	const struct sheaf *s = sheaf_prefill_check(pf, NULL, __func__, false);
 
 	if (s == NULL)
 		return -EINVAL;
@@ -621,17 +720,17 @@ rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj)
 	struct sheaf *s;
 
 	if (unlikely(obj == NULL)) {
-		SHEAF_LOG(ERR, "NULL object pointer");
+		SHEAF_PREFILL_LOG(ERR, "NULL object pointer");
 		return sheaf_prefill_fail(EINVAL);
 	}
-	s = sheaf_prefill_check(pf, NULL, __func__);
+	s = sheaf_prefill_check(pf, NULL, __func__, true);
 	if (unlikely(s == NULL))
 		return -EINVAL;
 	if (unlikely(s->size == 0))
 		return sheaf_prefill_fail(ENOBUFS);
 	*obj = s->objs[--s->size];
-	if (unlikely(sheaf_validate_on(s->lent_to)))
-		sheaf_validate_take(s->lent_to, obj, 1);
+	if (unlikely(sheaf_validate_on(s->pool)))
+		sheaf_validate_take(s->pool, obj, 1);
 	return 0;
 }
 
@@ -642,35 +741,52 @@ rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
 	struct sheaf *s;
 
 	if (unlikely(objs == NULL && n != 0)) {
-		SHEAF_LOG(ERR, "NULL object table");
+		SHEAF_PREFILL_LOG(ERR, "NULL object table");
 		return sheaf_prefill_fail(EINVAL);
 	}
-	s = sheaf_prefill_check(pf, NULL, __func__);
+	s = sheaf_prefill_check(pf, NULL, __func__, true);
 	if (unlikely(s == NULL))
 		return -EINVAL;
 	if (unlikely(n > s->size))
 		return sheaf_prefill_fail(ENOBUFS);
 	s->size -= n;
 	sheaf_objs_copy(objs, &s->objs[s->size], n);
-	if (unlikely(sheaf_validate_on(s->lent_to)))
-		sheaf_validate_take(s->lent_to, objs, n);
+	if (unlikely(sheaf_validate_on(s->pool)))
+		sheaf_validate_take(s->pool, objs, n);
 	return 0;
+}
+
+/*
+ * Whether mp is a pktmbuf pool: its private area is
+ * rte_pktmbuf_pool_private's, and its objects hold an mbuf with the
+ * private area and data room it names (as rte_pktmbuf_pool_init()
+ * requires), so that rte_pktmbuf_reset() writes inside each object.
+ */
+static bool
+sheaf_prefill_mbuf_pool(const struct rte_mempool *mp)
+{
+	const struct rte_pktmbuf_pool_private *p;
+
+	if (mp->private_data_size < sizeof(*p))
+		return false;
+	p = rte_mempool_get_priv((struct rte_mempool *)(uintptr_t)mp);
+	return (uint64_t)mp->elt_size >= sizeof(struct rte_mbuf) +
+		(uint64_t)p->mbuf_priv_size + p->mbuf_data_room_size;
 }
 
 int
 rte_sheaf_prefill_pktmbuf_alloc(struct rte_sheaf_prefill *pf,
 	struct rte_mbuf **mbufs, unsigned int n)
 {
-	const struct sheaf *s = sheaf_prefill_check(pf, NULL, __func__);
+	const struct sheaf *s = sheaf_prefill_check(pf, NULL, __func__, false);
 	unsigned int i;
 	int ret;
 
 	if (unlikely(s == NULL))
 		return -EINVAL;
-	if (unlikely(s->lent_to->mp->private_data_size <
-			sizeof(struct rte_pktmbuf_pool_private))) {
-		SHEAF_LOG(ERR, "pool %s is not a pktmbuf pool",
-			s->lent_to->mp->name);
+	if (unlikely(!sheaf_prefill_mbuf_pool(s->pool->mp))) {
+		SHEAF_PREFILL_LOG(ERR, "pool %s is not a pktmbuf pool",
+			s->pool->mp->name);
 		return sheaf_prefill_fail(EINVAL);
 	}
 	ret = rte_sheaf_prefill_alloc_bulk(pf, (void **)mbufs, n);

@@ -85,17 +85,32 @@ struct sheaf {
 	uint32_t capacity; /* length of objs[]; fixed at creation */
 	uint32_t idx;      /* arena index, SHEAF_NONE if oversize; fixed */
 	uint16_t flags;    /* SHEAF_F_*; fixed */
-	/* Prefill: the lend's number, in its handles; writer: borrower */
+	/* Prefill: the lend's number, in its handles; writer: lender */
 	uint16_t lend_gen;
-	/* Prefill: pool while lent, NULL otherwise; writer: borrower */
-	struct sheaf_pool *lent_to;
+	/* The pool whose sheaf this is; fixed at creation */
+	struct sheaf_pool *pool;
+	/*
+	 * Prefill: the handle of the lend (sheaf_prefill.c), 0 when not
+	 * lent; the one word a handle is checked against. Release-stored
+	 * by the lend once the sheaf is loaded, cleared by CAS by the put
+	 * (of two puts of one handle, one wins) and by a recoverer.
+	 */
+	uint64_t live;
 	/*
 	 * Prefill: the incarnation of the process that borrowed the sheaf,
 	 * 0 when not lent (sheaf_lend.h). Stored in the transaction that
 	 * takes the sheaf out of a barn or slot and in the one that puts it
-	 * back; a recoverer takes a dead borrower's by CAS.
+	 * back; a recoverer takes a dead borrower's by CAS, and another
+	 * process using the handle takes it over by CAS from lent_by.
 	 */
 	uint64_t holder;
+	/*
+	 * Prefill: the borrowing process of this lend, which holder names
+	 * while no recoverer has taken the sheaf (sheaf_prefill.c). Stored
+	 * by the lend before live, and by a process taking the handle over
+	 * after its CAS of holder; a recoverer leaves it.
+	 */
+	uint64_t lent_by;
 	/* Oversize sheaves: the next on the pool's list; barn 0's lock. */
 	struct sheaf *next;
 	/*
@@ -587,25 +602,36 @@ sheaf_stat_add(struct sheaf_pool *sp, struct sheaf_slot *lc,
  * counted in the next: *rec objects (a slot's cut_n, a prefill sheaf's
  * loading), unstored true when the count word is still the one the
  * record names (the count was not stored: they are in neither place).
- * Those are counted lost (RTE_SHEAF_STAT_LOST), then the record is
- * cleared: a settler that dies in between has them counted twice, never
- * not at all. Returns the objects counted, for the caller's CRIT line;
- * 0 for none or a count that moved on (stored with them: the record's
- * clearing was the next store). The reader is the dead process's
- * recoverer, after its death: relaxed, in program order.
+ * Returns those objects, lost: 0 for none or a count that moved on
+ * (stored with them: the record's clearing was the next store). The
+ * caller logs them (CRIT), then settles the record
+ * (sheaf_stat_settle_record()): a settler that dies in between has
+ * them logged, then logged and counted by the next, never counted
+ * unlogged. The reader is the dead process's recoverer, after its
+ * death: relaxed, in program order.
  */
 static inline uint32_t
-sheaf_stat_settle_record(struct sheaf_pool *sp, uint32_t *rec, bool unstored)
+sheaf_stat_record_lost(const uint32_t *rec, bool unstored)
 {
-	uint32_t n = __atomic_load_n(rec, __ATOMIC_RELAXED);
+	return unstored ? __atomic_load_n(rec, __ATOMIC_RELAXED) : 0;
+}
 
-	if (n == 0)
-		return 0;
-	if (unstored)
-		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_LOST, n);
+/*
+ * Settle the record *rec of sheaf_stat_record_lost(): its lost objects
+ * (logged by the caller) counted (RTE_SHEAF_STAT_LOST), then the record
+ * cleared: a settler that dies in between has them counted twice,
+ * never not at all.
+ */
+static inline void
+sheaf_stat_settle_record(struct sheaf_pool *sp, uint32_t *rec,
+	uint32_t lost)
+{
+	if (__atomic_load_n(rec, __ATOMIC_RELAXED) == 0)
+		return;
+	if (lost != 0)
+		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_LOST, lost);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(rec, 0, __ATOMIC_RELAXED);
-	return unstored ? n : 0;
 }
 
 /*

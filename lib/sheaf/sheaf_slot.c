@@ -110,7 +110,7 @@ sheaf_slot_claimed_now(struct sheaf_slot *lc, uint64_t o)
  * A dead owner moved a run into its main or spare by the cut protocol
  * (sheaf_pair_cut_begin(): a flush of DPDK's cache, a prefill sheaf's
  * return) and died after the cut, before the slot's count: the run is
- * in neither, counted lost (sheaf_stat_settle_record()) while the state
+ * in neither, counted lost (sheaf_stat_record_lost()) while the state
  * word is still the record's cut_state. Called by the slot's new holder,
  * its fence after the owner word taken, before its store of busy.
  */
@@ -118,14 +118,16 @@ static void
 sheaf_slot_settle_cut(struct sheaf_pool *sp, struct sheaf_slot *v,
 	uint64_t dead)
 {
-	uint32_t n = sheaf_stat_settle_record(sp, &v->cut_n,
+	uint32_t n = sheaf_stat_record_lost(&v->cut_n,
 		__atomic_load_n(&v->state, __ATOMIC_RELAXED) ==
 		__atomic_load_n(&v->cut_state, __ATOMIC_RELAXED));
 
+	/* Logged before counted (sheaf_stat_record_lost()). */
 	if (n != 0)
 		SHEAF_LOG(CRIT, "pool %s: lcore %u: process %u died moving a run into its sheaf (a flush of DPDK's mempool cache, a prefill sheaf's return): %u objects cut off their table and not yet counted in the sheaf lost (RTE_SHEAF_STAT_LOST)",
 			sp->mp->name, sheaf_slot_id(sp, v),
 			sheaf_proc_pid(dead), n);
+	sheaf_stat_settle_record(sp, &v->cut_n, n);
 }
 
 /*
