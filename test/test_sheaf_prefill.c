@@ -27,6 +27,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
 #include <rte_mempool.h>
 #include <rte_pause.h>
 
@@ -464,6 +465,51 @@ test_pktmbuf(void)
 }
 
 /*
+ * A pktmbuf pool of pinned external buffers: its objects hold the mbuf
+ * and the buffers' shared info, not the data room, and it is a pktmbuf
+ * pool all the same (a first version of the check above refused it).
+ */
+static int
+test_pktmbuf_extbuf(void)
+{
+	struct rte_pktmbuf_extmem ext = { .elt_size = RTE_MBUF_DEFAULT_BUF_SIZE };
+	struct rte_sheaf_prefill *pf;
+	struct rte_mempool *mp;
+	struct rte_mbuf *m[4];
+	unsigned int i;
+	int ret;
+
+	ext.buf_len = 256 * ext.elt_size;
+	ext.buf_ptr = rte_malloc("prefill_ext", ext.buf_len, 4096);
+	RTE_TEST_ASSERT_NOT_NULL(ext.buf_ptr, "no memory for the buffers");
+	ext.buf_iova = rte_malloc_virt2iova(ext.buf_ptr);
+	/* rte_pktmbuf_pool_create_extbuf() takes the user's ops. */
+	rte_mbuf_set_user_mempool_ops(RTE_SHEAF_OPS_NAME);
+	mp = rte_pktmbuf_pool_create_extbuf("prefill_extbuf", 255, 0, 0,
+		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY, &ext, 1);
+	if (mp == NULL) {
+		rte_free(ext.buf_ptr);
+		RTE_TEST_ASSERT(false, "extbuf pool: %s", rte_strerror(rte_errno));
+	}
+	pf = rte_sheaf_prefill_get(mp, 4);
+	ret = pf == NULL ? -rte_errno :
+		rte_sheaf_prefill_pktmbuf_alloc(pf, m, 4);
+	if (ret == 0) {
+		for (i = 0; i < 4 && m[i]->pool == mp &&
+				RTE_MBUF_HAS_PINNED_EXTBUF(m[i]); i++)
+			;
+		ret = i == 4 ? 0 : -EPROTO;
+		rte_pktmbuf_free_bulk(m, 4);
+	}
+	if (pf != NULL)
+		rte_sheaf_prefill_put(mp, pf);
+	rte_mempool_free(mp);
+	rte_free(ext.buf_ptr);
+	SHEAF_TEST_ASSERT_INT(ret, 0, "pktmbuf alloc from an extbuf pool's sheaf");
+	return TEST_SUCCESS;
+}
+
+/*
  * A pool with a private area that is not an mbuf pool's (an
  * application's per-pool data) is refused, nothing taken: its objects
  * are too small for the mbuf rte_pktmbuf_reset() would write. Until
@@ -486,7 +532,7 @@ test_pktmbuf_not_mbuf_pool(void)
 	SHEAF_TEST_ASSERT_ERR(rte_sheaf_prefill_pktmbuf_alloc(pf, m, 4), EINVAL);
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool2, pf), 0, "put");
 	SHEAF_TEST_CHECK(check_whole(pool2));
-	return TEST_SUCCESS;
+	return test_pktmbuf_extbuf();
 }
 
 /*

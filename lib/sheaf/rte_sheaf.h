@@ -580,9 +580,9 @@ int rte_sheaf_dump(FILE *f, const struct rte_mempool *mp);
  * rte_sheaf_prefill_put(). A handle is used by one thread at a time;
  * it may move between threads with the usual memory ordering, and
  * between processes sharing the pool: a process that allocates from,
- * refills or returns a handle another process borrowed holds the sheaf
- * from then on (its death gives the sheaf back to the pool, not the
- * borrower's). A handle moved out of a process that exits before the
+ * refills or returns a handle another process borrowed (even in a call
+ * refused for another reason) holds the sheaf from then on (its death
+ * gives the sheaf back to the pool, not the borrower's). A handle moved out of a process that exits before the
  * next one used it is refused (-EINVAL) once the pool has taken the
  * sheaf back.
  *

@@ -119,8 +119,9 @@ sheaf_lend_take(struct sheaf_pool *sp, struct sheaf *s, uint64_t h)
 	SHEAF_KILL("lend.claimed");
 	/*
 	 * Its handles die with it: refused if anyone kept a copy. A copy
-	 * whose check passed before this store still cannot use the sheaf:
-	 * holder is ours, not lent_by (sheaf_prefill_hold()).
+	 * whose check passed before this store cannot take the sheaf over:
+	 * holder is ours, not lent_by, and once the sheaf is lent again
+	 * live is not the copy's (sheaf_prefill_hold()).
 	 */
 	__atomic_store_n(&s->live, 0, __ATOMIC_RELAXED);
 	sheaf_lend_settle(sp, s, h);
@@ -292,14 +293,17 @@ sheaf_lend_list_holders(const struct sheaf_pool *sp,
 	const struct sheaf *s;
 	unsigned int n = 0, i;
 
+	uint64_t h;
+
 	for (s = sp->lent_list; s != NULL && n < max; s = s->next) {
-		if (s->holder == 0 || s->holder == sheaf_self ||
-				sheaf_lend_look_at(l, s->holder) < l->n)
+		/* Once: another process's take-over CASes it (no lock). */
+		h = __atomic_load_n(&s->holder, __ATOMIC_RELAXED);
+		if (h == 0 || h == sheaf_self || sheaf_lend_look_at(l, h) < l->n)
 			continue;
-		for (i = 0; i < n && inc[i] != s->holder; i++)
+		for (i = 0; i < n && inc[i] != h; i++)
 			;
 		if (i == n)
-			inc[n++] = s->holder;
+			inc[n++] = h;
 	}
 	return n;
 }
@@ -315,7 +319,7 @@ sheaf_lend_recover_list(struct sheaf_pool *sp, struct sheaf_lend_look *l,
 {
 	struct sheaf *got[SHEAF_LEND_BATCH], *s;
 	unsigned int k = 0, i, nb, n = 0;
-	uint64_t inc[8];
+	uint64_t inc[8], h;
 	struct sheaf_tx tx;
 	bool any = false;
 
@@ -342,10 +346,15 @@ sheaf_lend_recover_list(struct sheaf_pool *sp, struct sheaf_lend_look *l,
 		return 0;
 	RTE_VERIFY(sheaf_barn_begin(&tx, sp, 0, SHEAF_TX_lend_list,
 		false) == 0);
-	for (s = sp->lent_list; s != NULL && k < SHEAF_LEND_BATCH; s = s->next)
-		if (sheaf_lend_known_dead(l, s->holder) &&
-				sheaf_lend_take(sp, s, s->holder))
+	for (s = sp->lent_list; s != NULL && k < SHEAF_LEND_BATCH; s = s->next) {
+		/*
+		 * Read once: a take-over may CAS it meanwhile (no lock), and
+		 * the claim's CAS must expect the incarnation found dead.
+		 */
+		h = __atomic_load_n(&s->holder, __ATOMIC_RELAXED);
+		if (sheaf_lend_known_dead(l, h) && sheaf_lend_take(sp, s, h))
 			got[k++] = s;
+	}
 	sheaf_tx_end(&tx);
 	for (i = 0; i < k; i++) {
 		s = got[i];

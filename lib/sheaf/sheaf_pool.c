@@ -220,7 +220,7 @@ sheaf_pool_arena(struct sheaf_pool *sp)
 			(size_t)sp->nb_sheaves * sp->sheaf_sz)) {
 		SHEAF_LOG(ERR, "pool %s: sheaves at %p, above the 2^48 bytes a prefill handle can address",
 			sp->mp->name, sp->arena);
-		return -ENOMEM;
+		return -ENOTSUP;
 	}
 	for (i = 0; i < sp->nb_sheaves; i++) {
 		sheaf_at(sp, i)->capacity = sp->cfg.capacity_max;
@@ -287,8 +287,13 @@ sheaf_pool_alloc(struct rte_mempool *mp)
 	sp->depot = rte_zmalloc_socket("sheaf_depots",
 		sp->nb_nodes * sizeof(*sp->depot), RTE_CACHE_LINE_SIZE,
 		mp->socket_id);
-	if (sp->barn == NULL || sp->depot == NULL || sheaf_pool_arena(sp) < 0 ||
-			sheaf_depot_init(sp) < 0 ||
+	if (sp->barn == NULL || sp->depot == NULL)
+		goto fail_free;
+	ret = sheaf_pool_arena(sp);
+	if (ret == -ENOTSUP) /* logged */
+		goto fail_release;
+	ret = -ENOMEM;
+	if (sp->arena == NULL || sheaf_depot_init(sp) < 0 ||
 			sheaf_barn_init(sp, 2 * RTE_MAX_LCORE) < 0 ||
 			(sp->cfg.qsbr != NULL &&
 				sheaf_deferred_attach(sp, sp->cfg.qsbr) < 0))
@@ -307,6 +312,7 @@ sheaf_pool_alloc(struct rte_mempool *mp)
 fail_free:
 	SHEAF_LOG(ERR, "pool %s: no memory for %u sheaves of %u objects",
 		mp->name, sp->nb_sheaves, sp->cfg.capacity_max);
+fail_release:
 	sheaf_pool_release(sp);
 fail:
 	rte_errno = -ret;

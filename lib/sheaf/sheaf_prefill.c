@@ -119,27 +119,47 @@ sheaf_prefill_in_handler(void)
  * long as no recoverer has taken the sheaf (a recoverer's CAS puts its
  * own incarnation there and leaves lent_by); the caller takes it over
  * only by CAS from lent_by, never from a recoverer, so either the
- * recoverer's CAS or ours fails. false: taken back by a recoverer (its
- * borrower died before this process used it).
+ * recoverer's CAS or ours fails. false: not the lend of pf any more
+ * (taken back by a recoverer, its borrower dead before this process
+ * used it, and perhaps lent again). Ownership only: the sheaf's
+ * contents are ordered by the application's hand-over of the handle
+ * (rte_sheaf.h).
  */
 static bool
-sheaf_prefill_hold(struct sheaf *s)
+sheaf_prefill_hold(struct sheaf *s, const struct rte_sheaf_prefill *pf)
 {
-	/* Acquire: pairs with the release of lent_by by a take-over, or
-	 * ordered after live's acquire (the lend's store). */
+	/*
+	 * Acquire: pairs with the release of lent_by by a lend
+	 * (sheaf_prefill_lend()) or a take-over (below): a lent_by of a
+	 * later lend than pf's shows that lend's live (0, then its handle),
+	 * which the look at live below then finds.
+	 */
 	uint64_t by = __atomic_load_n(&s->lent_by, __ATOMIC_ACQUIRE);
 	uint64_t h = __atomic_load_n(&s->holder, __ATOMIC_RELAXED);
 
+	/*
+	 * Acquire, again: pf's lend still, with by and h read (the look
+	 * of sheaf_prefill_check() came before them). A recoverer that
+	 * took the sheaf from pf's dead borrower, then a new lend (of
+	 * another process, or ours) with its own holder and lent_by,
+	 * would otherwise let this stale handle take the new lend over.
+	 */
+	if (__atomic_load_n(&s->live, __ATOMIC_ACQUIRE) != (uintptr_t)pf)
+		return false;
 	if (by == sheaf_self && h == sheaf_self)
 		return true;
 	if (h != by)
 		return false;
 	/* Noted first: a borrower is never unknown to the recovery. */
 	sheaf_lend_note(s->pool);
-	/* Acquire: after the previous holder's stores to the sheaf (its
-	 * release of lent_by, or the lend's). */
+	/*
+	 * Relaxed: decides who holds the sheaf; no data comes with holder
+	 * (the lend's and a take-over's come with lent_by, above). A
+	 * recoverer's CAS from the same dead incarnation fails or makes
+	 * this one fail.
+	 */
 	if (!__atomic_compare_exchange_n(&s->holder, &h, sheaf_self, 0,
-			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			__ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return false;
 	/*
 	 * A death here leaves holder naming us and lent_by the process
@@ -183,7 +203,7 @@ sheaf_prefill_check(const struct rte_sheaf_prefill *pf,
 			sp->mp->name);
 		goto fail;
 	}
-	if (use && !sheaf_prefill_hold(s)) {
+	if (use && !sheaf_prefill_hold(s, pf)) {
 		SHEAF_PREFILL_LOG(ERR, "%s: sheaf handle %p: its borrower's process died and the sheaf went back to pool %s",
 			caller, (const void *)pf, s->pool->mp->name);
 		goto fail;
@@ -432,16 +452,22 @@ sheaf_prefill_new(const struct sheaf_prefill_ctx *c, unsigned int n)
 			sp->mp->name, cap);
 		return NULL;
 	}
+	s->capacity = cap;
+	s->idx = SHEAF_NONE;
+	s->flags = SHEAF_F_MALLOC;
+	s->pool = sp;
 	if (!sheaf_lend_addr_ok(s, sizeof(*s) + (size_t)cap * sizeof(void *))) {
 		SHEAF_LOG(ERR, "pool %s: a sheaf at %p, above the 2^48 bytes a prefill handle can address",
 			sp->mp->name, (void *)s);
-		rte_free(s);
+		/*
+		 * Kept with the pool, never lent (no rte_free() at run time,
+		 * sheaf_lend.h): idle with capacity 0, no borrow fits it.
+		 */
+		s->capacity = 0;
+		sheaf_lend_register(sp, s);
+		sheaf_lend_retire(sp, s);
 		return NULL;
 	}
-	s->capacity = cap;
-	s->pool = sp;
-	s->idx = SHEAF_NONE;
-	s->flags = SHEAF_F_MALLOC;
 	sheaf_lend_register(sp, s);
 	return s;
 }
@@ -493,8 +519,12 @@ sheaf_prefill_lend(struct sheaf *s)
 
 	s->lend_gen++;
 	h = sheaf_handle_word(s);
-	/* Ordered by live's release (sheaf_prefill_hold()). */
-	__atomic_store_n(&s->lent_by, sheaf_self, __ATOMIC_RELAXED);
+	/*
+	 * Release: pairs with sheaf_prefill_hold()'s acquire; the end of
+	 * the lend before (live 0, by its put or a recoverer, whose lock
+	 * this lend's transaction took after) comes before it.
+	 */
+	__atomic_store_n(&s->lent_by, sheaf_self, __ATOMIC_RELEASE);
 	/*
 	 * Release, last: pairs with sheaf_prefill_check()'s acquire; the
 	 * sheaf as lent (size, objs[], holder, lent_by) before its handle
@@ -513,9 +543,13 @@ sheaf_prefill_unlend(struct sheaf *s, const struct rte_sheaf_prefill *pf)
 {
 	uint64_t h = (uintptr_t)pf;
 
-	/* Acquire: the sheaf as its last user left it, ours from here. */
+	/*
+	 * Relaxed: decides which of two puts of one handle returns it; the
+	 * sheaf's contents come with the application's hand-over of the
+	 * handle (rte_sheaf.h).
+	 */
 	return __atomic_compare_exchange_n(&s->live, &h, 0, 0,
-		__ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+		__ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
 /* Pool checks shared by get and refill; n == 0 is a caller's bug. */
@@ -632,8 +666,15 @@ sheaf_prefill_grow(struct sheaf_prefill_ctx *c, struct rte_sheaf_prefill **pfp,
 		sheaf_prefill_release(c, t);
 		return -ENOMEM;
 	}
-	/* Live: the caller holds the handle (one thread at a time). */
-	sheaf_prefill_unlend(s, *pfp);
+	/*
+	 * Live, unless another thread returned the handle meanwhile (a
+	 * caller's bug): s is empty by now, its objects in t, which goes
+	 * back to the pool with them.
+	 */
+	if (!sheaf_prefill_unlend(s, *pfp)) {
+		sheaf_prefill_release(c, t);
+		return -EINVAL;
+	}
 	sheaf_prefill_release(c, s);
 	*pfp = sheaf_prefill_lend(t);
 	return 0;
@@ -770,8 +811,12 @@ sheaf_prefill_mbuf_pool(const struct rte_mempool *mp)
 	if (mp->private_data_size < sizeof(*p))
 		return false;
 	p = rte_mempool_get_priv((struct rte_mempool *)(uintptr_t)mp);
+	/* Pinned external buffers: the data room lies outside. */
 	return (uint64_t)mp->elt_size >= sizeof(struct rte_mbuf) +
-		(uint64_t)p->mbuf_priv_size + p->mbuf_data_room_size;
+		(uint64_t)p->mbuf_priv_size +
+		((p->flags & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF) != 0 ?
+			sizeof(struct rte_mbuf_ext_shared_info) :
+			p->mbuf_data_room_size);
 }
 
 int
