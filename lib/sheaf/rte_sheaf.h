@@ -580,9 +580,10 @@ int rte_sheaf_dump(FILE *f, const struct rte_mempool *mp);
  * rte_sheaf_prefill_put(). A handle is used by one thread at a time;
  * it may move between threads with the usual memory ordering, and
  * between processes sharing the pool: a process that allocates from,
- * refills or returns a handle another process borrowed (even in a call
- * refused for another reason) holds the sheaf from then on (its death
- * gives the sheaf back to the pool, not the borrower's). A handle moved out of a process that exits before the
+ * refills or returns a handle another process borrowed holds the sheaf
+ * from its first such call that finds the handle live (even when that
+ * call then fails for another reason); its death gives the sheaf back
+ * to the pool, not the borrower's. A handle moved out of a process that exits before the
  * next one used it is refused (-EINVAL) once the pool has taken the
  * sheaf back.
  *
@@ -724,7 +725,9 @@ int rte_sheaf_prefill_size(const struct rte_sheaf_prefill *pf);
  * holds objects, whatever other lcores do to the pool; never falls back
  * to the pool.
  *
- * MT-safe for distinct sheaves; touches no shared state.
+ * MT-safe for distinct sheaves; touches no shared state but the sheaf
+ * (a first use in another process than the borrower's takes it over:
+ * a compare-and-swap).
  * Lcore: any thread, signal handlers included.
  *
  * @param pf
@@ -745,7 +748,9 @@ int rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj);
  *
  * Allocate n objects from a borrowed sheaf, all or nothing.
  *
- * MT-safe for distinct sheaves; touches no shared state.
+ * MT-safe for distinct sheaves; touches no shared state but the sheaf
+ * (a first use in another process than the borrower's takes it over:
+ * a compare-and-swap).
  * Lcore: any thread, signal handlers included.
  *
  * @param pf
@@ -771,7 +776,9 @@ int rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
  * nothing, each initialised as rte_pktmbuf_alloc_bulk() does
  * (rte_pktmbuf_reset()).
  *
- * MT-safe for distinct sheaves; touches no shared state.
+ * MT-safe for distinct sheaves; touches no shared state but the sheaf
+ * (a first use in another process than the borrower's takes it over:
+ * a compare-and-swap).
  * Lcore: any thread, signal handlers included.
  *
  * @param pf

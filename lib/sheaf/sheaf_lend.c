@@ -121,7 +121,9 @@ sheaf_lend_take(struct sheaf_pool *sp, struct sheaf *s, uint64_t h)
 	 * Its handles die with it: refused if anyone kept a copy. A copy
 	 * whose check passed before this store cannot take the sheaf over:
 	 * holder is ours, not lent_by, and once the sheaf is lent again
-	 * live is not the copy's (sheaf_prefill_hold()).
+	 * live is not the copy's (sheaf_prefill_hold()), unless that copy
+	 * is used while its own lend ends (two users of one handle: the
+	 * caller's bug, design.md).
 	 */
 	__atomic_store_n(&s->live, 0, __ATOMIC_RELAXED);
 	sheaf_lend_settle(sp, s, h);

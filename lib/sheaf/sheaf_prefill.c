@@ -204,7 +204,7 @@ sheaf_prefill_check(const struct rte_sheaf_prefill *pf,
 		goto fail;
 	}
 	if (use && !sheaf_prefill_hold(s, pf)) {
-		SHEAF_PREFILL_LOG(ERR, "%s: sheaf handle %p: its borrower's process died and the sheaf went back to pool %s",
+		SHEAF_PREFILL_LOG(ERR, "%s: sheaf handle %p is no longer live (taken back from its dead borrower, or returned) in pool %s",
 			caller, (const void *)pf, s->pool->mp->name);
 		goto fail;
 	}
@@ -667,9 +667,10 @@ sheaf_prefill_grow(struct sheaf_prefill_ctx *c, struct rte_sheaf_prefill **pfp,
 		return -ENOMEM;
 	}
 	/*
-	 * Live, unless another thread returned the handle meanwhile (a
-	 * caller's bug): s is empty by now, its objects in t, which goes
-	 * back to the pool with them.
+	 * Live, unless another thread returned the handle meanwhile (two
+	 * users of one handle, the caller's bug): t and what it holds go
+	 * back to the pool. Objects may then be doubled with the other
+	 * thread's return, as with any concurrent use of one handle.
 	 */
 	if (!sheaf_prefill_unlend(s, *pfp)) {
 		sheaf_prefill_release(c, t);
