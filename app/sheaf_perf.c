@@ -351,9 +351,8 @@ sample_add(struct perf_sample *acc, const struct perf_sample *s)
 	acc->has_membarriers &= s->has_membarriers;
 	acc->polls += s->polls;
 	acc->polls_starved += s->polls_starved;
-	if (!isnan(s->starved_max) && (isnan(acc->starved_max) ||
-			s->starved_max > acc->starved_max))
-		acc->starved_max = s->starved_max;
+	/* The round's so far (measure_worst()). */
+	acc->starved_max = s->starved_max;
 	if (s->status == PERF_FAILED)
 		acc->status = PERF_FAILED;
 	if (acc->whole && !s->whole) {
@@ -372,19 +371,12 @@ measure_collect(const struct perf_ctx *c, struct perf_sample *s)
 	uint64_t polls = 0, starved = 0;
 	unsigned int i;
 
-	s->starved_max = NAN;
 	for (i = 0; i < c->nb_workers; i++) {
 		w = &c->workers[i];
 		if (w->reason[0] != '\0' && reason == NULL)
 			reason = w->reason;
 		polls += w->polls;
 		starved += w->polls_starved;
-		/* The worst queue too: a starved one is not averaged away. */
-		if (w->polls != 0 && (isnan(s->starved_max) ||
-				s->starved_max < (double)w->polls_starved /
-				(double)w->polls))
-			s->starved_max = (double)w->polls_starved /
-				(double)w->polls;
 		s->objects += w->objects;
 		s->get_fail += w->get_fail;
 		s->fail_cycles += w->fail_cycles;
@@ -433,16 +425,49 @@ measure_check_whole(struct perf_entry *e, struct perf_sample *s)
 	}
 }
 
-/* One measurement of entry e, seconds long, into s. */
+/*
+ * rx: the starved share of the lcore worst off in the round so far, its
+ * polls summed over the round's slices (first: the round's first), so
+ * that a starved queue is not averaged away with the others, nor taken
+ * from its worst slice alone.
+ */
+static void
+measure_worst(const struct perf_ctx *c, struct perf_entry *e,
+	struct perf_sample *s, bool first)
+{
+	const struct perf_worker *w;
+	unsigned int i;
+	double v;
+
+	s->starved_max = NAN;
+	for (i = 0; i < c->nb_workers; i++) {
+		w = &c->workers[i];
+		if (first)
+			e->lc_polls[i] = e->lc_starved[i] = 0;
+		e->lc_polls[i] += w->polls;
+		e->lc_starved[i] += w->polls_starved;
+		if (e->lc_polls[i] == 0)
+			continue;
+		v = (double)e->lc_starved[i] / (double)e->lc_polls[i];
+		if (isnan(s->starved_max) || v > s->starved_max)
+			s->starved_max = v;
+	}
+}
+
+/*
+ * One measurement of entry e, seconds long, into s; first: the first
+ * slice of a round (or a warm-up).
+ */
 static void
 measure(struct perf_ctx *c, struct perf_entry *e, double seconds,
-	struct perf_sample *s)
+	struct perf_sample *s, bool first)
 {
 	const char *reason;
 
 	measure_reset(c, e, s);
 	measure_run(c, measure_launch(c), seconds);
 	reason = measure_collect(c, s);
+	measure_worst(c, e, s, first);
 	if (s->has_membarriers && mb_count(e, &s->membarriers))
 		s->membarriers -= c->mb_before;
 	else
@@ -654,8 +679,11 @@ entries_alloc(const struct perf_opts *o, const struct perf_scenario *sc,
 				e->kind == PERF_ENTRY_LIMIT) && res->ref < 0)
 			res->ref = (int)i;
 		e->rounds = calloc(o->rounds, sizeof(*e->rounds));
-		if (e->rounds == NULL)
+		e->lc_polls = calloc(2 * (size_t)o->nb_lcores,
+			sizeof(*e->lc_polls));
+		if (e->rounds == NULL || e->lc_polls == NULL)
 			return -ENOMEM;
+		e->lc_starved = e->lc_polls + o->nb_lcores;
 	}
 	return 0;
 }
@@ -706,7 +734,7 @@ entries_warmup(struct perf_ctx *c, struct perf_result *res)
 
 		if (e->status != PERF_OK)
 			continue;
-		measure(c, e, c->o->warmup, &warm);
+		measure(c, e, c->o->warmup, &warm, true);
 		if (warm.status == PERF_FAILED)
 			e->status = PERF_FAILED;
 	}
@@ -740,10 +768,10 @@ entries_measure(struct perf_ctx *c, struct perf_result *res)
 				}
 				if (sl == 0) {
 					measure(c, e, o->seconds / o->slices,
-						&e->rounds[r]);
+						&e->rounds[r], true);
 				} else {
 					measure(c, e, o->seconds / o->slices,
-						&part);
+						&part, false);
 					sample_add(&e->rounds[r], &part);
 				}
 				if (e->rounds[r].status == PERF_FAILED)
@@ -943,8 +971,10 @@ results_finish(const struct perf_opts *o, struct perf_result *res,
 	if (o->json != NULL && perf_write_json(o->json, o, res, done) != 0)
 		status = 1;
 	for (s = 0; s < done; s++) {
-		for (k = 0; k < res[s].nb_entries; k++)
+		for (k = 0; k < res[s].nb_entries; k++) {
 			free(res[s].entries[k].rounds);
+			free(res[s].entries[k].lc_polls);
+		}
 		free(res[s].entries);
 	}
 	return status;

@@ -264,6 +264,10 @@ struct perf_entry {
 	struct rte_mempool *mp;
 	void *priv;                      /**< Scenario state, see setup. */
 	struct perf_sample *rounds;      /**< opts.rounds samples. */
+	/** rx: each lcore's polls and starved polls in the round so far
+	 * (its slices summed), opts.nb_lcores each. */
+	uint64_t *lc_polls;
+	uint64_t *lc_starved;
 	enum perf_status status;         /**< PERF_FAILED once any failed. */
 	bool not_whole;                  /**< A round lost objects. */
 	char reason[PERF_REASON_LEN];

@@ -483,7 +483,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		return -1;
 	}
 	if (o->seconds / o->slices < 0.001) {
-		fprintf(stderr, "--slices: %u slices of %g s are shorter than 1 ms each\n",
+		fprintf(stderr, "--slices: %u slices of a %g s measurement are shorter than 1 ms each\n",
 			o->slices, o->seconds);
 		return -1;
 	}

@@ -582,8 +582,10 @@ int rte_sheaf_dump(FILE *f, const struct rte_mempool *mp);
  * between processes sharing the pool: a process that allocates from,
  * refills or returns a handle another process borrowed holds the sheaf
  * from its first such call that finds the handle live (even when that
- * call then fails for another reason); its death gives the sheaf back
- * to the pool, not the borrower's. A handle moved out of a process that exits before the
+ * call then fails for another reason, but for
+ * rte_sheaf_prefill_pktmbuf_alloc() refusing a pool that is not a
+ * pktmbuf pool); its death gives the sheaf back to the pool, not the
+ * borrower's. A handle moved out of a process that exits before the
  * next one used it is refused (-EINVAL) once the pool has taken the
  * sheaf back.
  *
@@ -610,9 +612,10 @@ struct rte_mbuf;
  * from the caller's sheaves, the barns, the slabs and idle lcores. Above
  * the capacity an oversize sheaf is used: one returned earlier that fits,
  * else one allocated with rte_malloc (capacity rounded up to a power of
- * two), loaded with at least n objects, up to its capacity as far as
- * the pool has them (a refill that outgrows a sheaf loads its larger one
- * to n); it is kept with the pool when
+ * two), loaded with at least n objects, and beyond n with what the
+ * caller's own lcore sheaves hold, up to its capacity (a refill that
+ * outgrows a sheaf loads its larger one to n); it is kept with the pool
+ * when
  * returned and freed with it. Size the capacity (struct
  * rte_sheaf_config) for the usual n instead.
  *
@@ -629,8 +632,8 @@ struct rte_mbuf;
  *   - EINVAL: mp is not a sheaf pool, or n is 0.
  *   - ENOMEM: the pool cannot supply n objects now, or no memory for an
  *     oversize sheaf; nothing was taken.
- *   - EBUSY: called from a signal handler inside the pool (not
- *     logged).
+ *   - EBUSY: called from a signal handler inside the pool, its
+ *     arguments valid (not logged).
  */
 __rte_experimental
 struct rte_sheaf_prefill *rte_sheaf_prefill_get(struct rte_mempool *mp,
@@ -660,8 +663,8 @@ struct rte_sheaf_prefill *rte_sheaf_prefill_get(struct rte_mempool *mp,
  *     *pfp is not a sheaf borrowed from mp (returned already, say).
  *   - -ENOMEM: the pool cannot supply the objects now; the sheaf is as
  *     it was and still borrowed.
- *   - -EBUSY: called from a signal handler inside the pool (not
- *     logged).
+ *   - -EBUSY: called from a signal handler inside the pool, its
+ *     arguments valid (not logged).
  */
 __rte_experimental
 int rte_sheaf_prefill_refill(struct rte_mempool *mp,
@@ -691,8 +694,8 @@ int rte_sheaf_prefill_refill(struct rte_mempool *mp,
  *     pool). A handle carries the sheaf's lend count: a handle returned
  *     already, or kept from an earlier lend of the same sheaf, is
  *     refused until that sheaf has been lent 65536 times since.
- *   - -EBUSY: called from a signal handler inside the pool (not
- *     logged).
+ *   - -EBUSY: called from a signal handler inside the pool, its
+ *     arguments valid (not logged).
  */
 __rte_experimental
 int rte_sheaf_prefill_put(struct rte_mempool *mp,
@@ -727,7 +730,7 @@ int rte_sheaf_prefill_size(const struct rte_sheaf_prefill *pf);
  *
  * MT-safe for distinct sheaves; touches no shared state but the sheaf
  * (a first use in another process than the borrower's takes it over:
- * a compare-and-swap).
+ * a compare-and-swap, and a note in the pool's borrower hint).
  * Lcore: any thread, signal handlers included.
  *
  * @param pf
@@ -750,7 +753,7 @@ int rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj);
  *
  * MT-safe for distinct sheaves; touches no shared state but the sheaf
  * (a first use in another process than the borrower's takes it over:
- * a compare-and-swap).
+ * a compare-and-swap, and a note in the pool's borrower hint).
  * Lcore: any thread, signal handlers included.
  *
  * @param pf
@@ -778,7 +781,7 @@ int rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
  *
  * MT-safe for distinct sheaves; touches no shared state but the sheaf
  * (a first use in another process than the borrower's takes it over:
- * a compare-and-swap).
+ * a compare-and-swap, and a note in the pool's borrower hint).
  * Lcore: any thread, signal handlers included.
  *
  * @param pf
