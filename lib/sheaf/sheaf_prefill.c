@@ -228,13 +228,10 @@ sheaf_prefill_stat(const struct sheaf_prefill_ctx *c, enum rte_sheaf_stat id,
 static int
 sheaf_prefill_enter(struct sheaf_pool *sp, struct sheaf_prefill_ctx *c)
 {
-	struct sheaf_thread *t = sheaf_thread_self();
-
 	c->sp = sp;
 	c->lc = NULL;
-	/* Not logged: a handler must not log (sheaf_prefill_in_handler()). */
-	if (t->depth != 0 || t->nb_held != 0 ||
-			sheaf_slot_hold(sp, &c->lc) < 0)
+	/* Not logged: a handler must not log. */
+	if (sheaf_prefill_in_handler() || sheaf_slot_hold(sp, &c->lc) < 0)
 		return sheaf_prefill_fail(EBUSY);
 	c->home = sheaf_home_of(sp, c->lc);
 	sheaf_call_enter();
