@@ -5,10 +5,11 @@
 # Configure (once) and build sheaf.
 #   build/       release build (project defaults): perf runs and tests
 #   build-asan/  debug build with ASan + UBSan: tests only
+#   build-tsan/  debug build with clang's ThreadSanitizer: the tsan suite
 #   build-dpdk-<release>/  release build against a DPDK release from the
 #                cache of scripts/dpdk.sh (built there first if missing)
 #
-# Usage: scripts/build.sh [release|asan|all]   (default: all)
+# Usage: scripts/build.sh [release|asan|tsan|all]   (default: all)
 #        scripts/build.sh dpdk RELEASE        e.g. dpdk 23.11
 
 set -euo pipefail
@@ -47,6 +48,17 @@ build_asan() {
 	ninja -C build-asan
 }
 
+build_tsan() {
+	# clang: gcc's TSan does not model atomic_thread_fence (-Wtsan),
+	# which the protocol's orderings use. The tests link
+	# test/tsan_model.c (EAL's joins and heap lock); only the tsan
+	# suite runs here (test/meson.build).
+	CC=clang configure build-tsan -Dbuildtype=debug \
+		-Db_sanitize=thread -Db_lundef=false -Dwerror=false \
+		-Dexamples=false
+	ninja -C build-tsan
+}
+
 # The DPDK is set at set-up (pkg_config_path, stored in the build dir),
 # so that a rebuild or a reconfigure never picks up another one. A dir
 # set up against another cache entry (new tarball, new options) starts
@@ -65,9 +77,10 @@ build_dpdk() {
 case "$what" in
 release) build_release ;;
 asan) build_asan ;;
-all) build_release; build_asan ;;
+tsan) build_tsan ;;
+all) build_release; build_asan; build_tsan ;;
 dpdk)
 	[ $# -eq 2 ] || { echo "usage: $0 dpdk RELEASE" >&2; exit 2; }
 	build_dpdk "$2" ;;
-*) echo "usage: $0 [release|asan|all] | dpdk RELEASE" >&2; exit 2 ;;
+*) echo "usage: $0 [release|asan|tsan|all] | dpdk RELEASE" >&2; exit 2 ;;
 esac

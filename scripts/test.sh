@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The sheaf authors
 #
-# The test suite: set up the machine, build build/ and build-asan/
-# against the system DPDK, run every meson test in build/ and the suites
-# but "perf" in build-asan/ (ASan + UBSan); then, for each DPDK release
+# The test suite: set up the machine, build build/, build-asan/ and
+# build-tsan/ against the system DPDK, run every meson test in build/,
+# the suites but "perf" in build-asan/ (ASan + UBSan) and the "tsan"
+# suite in build-tsan/ (ThreadSanitizer); then, for each DPDK release
 # of SHEAF_DPDK_RELEASES, build that release (scripts/dpdk.sh, cached
 # outside the clone) and build-dpdk-<release>/ against it, and run every
 # suite there (no sanitizer build). One line per build dir names its DPDK
@@ -20,6 +21,7 @@
 # Environment:
 #   SHEAF_NO_SETUP=1    skip scripts/setup.sh (packages, hugepages)
 #   SHEAF_NO_ASAN=1     skip the ASan + UBSan build and its run
+#   SHEAF_NO_TSAN=1     skip the ThreadSanitizer build and its run
 #   SHEAF_DPDK_RELEASES the DPDK releases to test besides the system one
 #                       (default "23.11 24.11 25.11"; empty: none)
 #   SHEAF_TEST_ARGS     extra `meson test` arguments for build/
@@ -77,6 +79,10 @@ if [ "${SHEAF_NO_ASAN:-0}" != 1 ]; then
 	# shellcheck disable=SC2086
 	run_suite build-asan "$system, ASan + UBSan" asan -- \
 		--timeout-multiplier 3 ${SHEAF_ASAN_ARGS:---no-suite perf}
+fi
+if [ "${SHEAF_NO_TSAN:-0}" != 1 ]; then
+	run_suite build-tsan "$system, ThreadSanitizer" tsan -- \
+		--suite tsan
 fi
 have=" $(bash scripts/dpdk.sh --list | tr '\n' ' ') "
 for release in $releases; do

@@ -804,6 +804,74 @@ test_guarantee(void)
 	return TEST_SUCCESS;
 }
 
+static volatile int count_stop; /* __atomic: test_count_while_lent */
+static uint64_t count_rounds;  /* count_worker's; read after the join */
+
+/* Counts the pool (get_count walks the barns) until told to stop. */
+static int
+count_worker(void *arg __rte_unused)
+{
+	/* Relaxed: stop carries no data, the join publishes the rest. */
+	while (!__atomic_load_n(&count_stop, __ATOMIC_RELAXED)) {
+		(void)rte_mempool_avail_count(pool);
+		count_rounds++;
+	}
+	return 0;
+}
+
+/*
+ * Another lcore counts the pool while sheaves are lent, allocated from and
+ * returned: every lend serves, the pool whole after. A count reads the size of
+ * the sheaves it finds in the barns' stacks, lent ones among them (an
+ * entry above the stack's top read as still in it); the borrower's
+ * allocations store that size. Under ThreadSanitizer (the tsan suite),
+ * a plain store there is a data race with the count's atomic load: it
+ * was, until 2026-12-06.
+ */
+static int
+test_count_while_lent(void)
+{
+	unsigned int worker = rte_get_next_lcore(-1, 1, 0);
+	struct rte_sheaf_prefill *pf;
+	unsigned int i, k, n;
+	int ret = TEST_SUCCESS;
+
+	if (worker >= RTE_MAX_LCORE)
+		return TEST_SKIPPED;
+	__atomic_store_n(&count_stop, 0, __ATOMIC_RELAXED);
+	count_rounds = 0;
+	SHEAF_TEST_ASSERT_INT(rte_eal_remote_launch(count_worker, NULL, worker),
+		0, "launch");
+	for (i = 0; i < 2000 && ret == TEST_SUCCESS; i++) {
+		pf = rte_sheaf_prefill_get(pool, CAP);
+		if (pf == NULL) {
+			printf("    FAILED get %u: rte_errno %d\n", i, rte_errno);
+			ret = TEST_FAILED;
+			break;
+		}
+		n = (unsigned int)rte_sheaf_prefill_size(pf);
+		for (k = 0; k < n / 2; k++)
+			if (rte_sheaf_prefill_alloc(pf, &objs[k]) != 0)
+				ret = TEST_FAILED;
+		if (rte_sheaf_prefill_alloc_bulk(pf, &objs[k], n - k) != 0)
+			ret = TEST_FAILED;
+		if (ret != TEST_SUCCESS)
+			printf("    FAILED alloc from a sheaf of %u: rte_errno %d\n",
+				n, rte_errno);
+		if (rte_sheaf_prefill_put(pool, pf) != 0) {
+			printf("    FAILED put: rte_errno %d\n", rte_errno);
+			ret = TEST_FAILED;
+		}
+		rte_mempool_put_bulk(pool, objs, n);
+	}
+	__atomic_store_n(&count_stop, 1, __ATOMIC_RELAXED);
+	rte_eal_wait_lcore(worker);
+	printf("    %u lends, %" PRIu64 " counts meanwhile\n", i, count_rounds);
+	if (ret != TEST_SUCCESS)
+		return ret;
+	return check_whole(pool);
+}
+
 /*
  * A handle kept after its return, once its sheaf is lent again, must not
  * pass for the new borrower's: two live handles would alias one sheaf.
@@ -962,6 +1030,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown,
 		test_stale_handle_during_lend),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_no_lcore_thread),
+	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_count_while_lent),
 	SHEAF_TEST_CASE_ST(case_setup, case_teardown, test_guarantee),
 	SHEAF_TEST_CASES_END
 };

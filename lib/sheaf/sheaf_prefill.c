@@ -757,6 +757,7 @@ int
 rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj)
 {
 	struct sheaf *s;
+	uint32_t size;
 
 	if (unlikely(obj == NULL)) {
 		SHEAF_PREFILL_LOG(ERR, "NULL object pointer");
@@ -765,9 +766,14 @@ rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj)
 	s = sheaf_prefill_check(pf, NULL, __func__, true);
 	if (unlikely(s == NULL))
 		return -EINVAL;
-	if (unlikely(s->size == 0))
+	size = s->size;
+	if (unlikely(size == 0))
 		return sheaf_prefill_fail(ENOBUFS);
-	*obj = s->objs[--s->size];
+	*obj = s->objs[--size];
+	/* Relaxed: racy readers count it (sheaf_barn_count()'s stale
+	 * stack entries): whole values, no hand-over.
+	 */
+	__atomic_store_n(&s->size, size, __ATOMIC_RELAXED);
 	if (unlikely(sheaf_validate_on(s->pool)))
 		sheaf_validate_take(s->pool, obj, 1);
 	return 0;
@@ -778,6 +784,7 @@ rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
 	unsigned int n)
 {
 	struct sheaf *s;
+	uint32_t size;
 
 	if (unlikely(objs == NULL && n != 0)) {
 		SHEAF_PREFILL_LOG(ERR, "NULL object table");
@@ -786,10 +793,13 @@ rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
 	s = sheaf_prefill_check(pf, NULL, __func__, true);
 	if (unlikely(s == NULL))
 		return -EINVAL;
-	if (unlikely(n > s->size))
+	size = s->size;
+	if (unlikely(n > size))
 		return sheaf_prefill_fail(ENOBUFS);
-	s->size -= n;
-	sheaf_objs_copy(objs, &s->objs[s->size], n);
+	size -= n;
+	/* Relaxed, as rte_sheaf_prefill_alloc()'s. */
+	__atomic_store_n(&s->size, size, __ATOMIC_RELAXED);
+	sheaf_objs_copy(objs, &s->objs[size], n);
 	if (unlikely(sheaf_validate_on(s->pool)))
 		sheaf_validate_take(s->pool, objs, n);
 	return 0;

@@ -197,7 +197,8 @@ struct sheaf_slab {
 	 * thread, see sheaf_validate.c.
 	 */
 	uint64_t in_pool;
-	uint32_t stride;    /* bytes between objects; fixed */
+	/* Bytes between its objects: the pool's, or more (a page each); fixed */
+	uint32_t stride;
 	uint32_t nb_objs;   /* objects in this slab, 1..64; fixed */
 	uint32_t nb_free;   /* popcount of free_mask; depot lock */
 	uint32_t prev;      /* bucket list links, SHEAF_SLAB_NONE ends; lock */

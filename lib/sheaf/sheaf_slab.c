@@ -13,9 +13,10 @@
  * a double free into a slab is seen as an already-set bit.
  *
  * Populate records where DPDK's helper lays the objects (through the
- * object callback, not the ops), cuts runs where the stride breaks (page
- * boundaries) or the slab is full, and keeps the slabs sorted by address
- * for a binary search on free.
+ * object callback, not the ops), cuts runs where the distance between
+ * objects changes (page boundaries; each slab has its own stride, that of
+ * its first two objects) or the slab is full, and keeps the slabs sorted
+ * by address for a binary search on free.
  *
  * Each socket has a depot: a lock, and the slabs with free objects in
  * buckets by their objects in use. A take without a slot takes from the
@@ -428,23 +429,51 @@ sheaf_slab_depot_of(const struct sheaf_pool *sp, const void *addr)
 	return socket;
 }
 
-/* Whether object i of l starts a new slab: 64 in one, or a stride break. */
+/*
+ * The stride of a slab that starts at object i of l: the distance to the
+ * next object, else (the last object, or a next one below) the pool's.
+ * Not always the pool's stride: DPDK's helper lets no object straddle a
+ * page, so with 4 KiB pages (--no-huge) objects of 2 to 4 KiB (an mbuf's
+ * 2432 bytes) lie one a page, 4096 bytes apart.
+ */
+static inline uintptr_t
+sheaf_layout_stride(const struct sheaf_layout *l, unsigned int i,
+	uintptr_t stride)
+{
+	uintptr_t a, b;
+
+	if (i + 1 >= l->n)
+		return stride;
+	a = (uintptr_t)l->obj[i];
+	b = (uintptr_t)l->obj[i + 1];
+	return b > a && b - a <= UINT32_MAX ? b - a : stride;
+}
+
+/*
+ * Whether object i of l starts a new slab: 64 in one, or a break of *cur,
+ * the stride of the slab object i - 1 is in; if it does, *cur becomes the
+ * new slab's (sheaf_layout_stride(), stride: the pool's).
+ */
 static inline bool
 sheaf_layout_breaks(const struct sheaf_layout *l, unsigned int i,
-	uint32_t in_slab, uintptr_t stride)
+	uint32_t in_slab, uintptr_t *cur, uintptr_t stride)
 {
-	return i == 0 || in_slab == SHEAF_SLAB_OBJS ||
-		(uintptr_t)l->obj[i] - (uintptr_t)l->obj[i - 1] != stride;
+	if (i != 0 && in_slab != SHEAF_SLAB_OBJS &&
+			(uintptr_t)l->obj[i] - (uintptr_t)l->obj[i - 1] == *cur)
+		return false;
+	*cur = sheaf_layout_stride(l, i, stride);
+	return true;
 }
 
 static uint32_t
 sheaf_layout_count_slabs(const struct sheaf_layout *l, uintptr_t stride)
 {
 	uint32_t nb = 0, in_slab = 0;
+	uintptr_t cur = stride;
 	unsigned int i;
 
 	for (i = 0; i < l->n; i++) {
-		if (sheaf_layout_breaks(l, i, in_slab, stride)) {
+		if (sheaf_layout_breaks(l, i, in_slab, &cur, stride)) {
 			nb++;
 			in_slab = 0;
 		}
@@ -506,14 +535,15 @@ sheaf_layout_cut(struct sheaf_pool *sp, const struct sheaf_layout *l,
 	uint32_t first = sp->nb_slabs, id = first, in_slab = 0, k;
 	struct sheaf_slab *s = NULL;
 	struct sheaf_depot *dp;
+	uintptr_t cur = stride;
 	unsigned int i;
 
 	for (i = 0; i < l->n; i++) {
-		if (sheaf_layout_breaks(l, i, in_slab, stride)) {
+		if (sheaf_layout_breaks(l, i, in_slab, &cur, stride)) {
 			s = &sp->slabs[id++];
 			memset(s, 0, sizeof(*s));
 			s->base = (uintptr_t)l->obj[i];
-			s->stride = stride;
+			s->stride = (uint32_t)cur;
 			s->next = SHEAF_SLAB_NONE;
 			s->depot = sheaf_slab_depot_of(sp, l->obj[i]);
 			in_slab = 0;
