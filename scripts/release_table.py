@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The sheaf authors
 
-"""Print one release's table of doc/performance.md ("Other DPDK releases")
-from a results directory of `scripts/perf.sh --dpdk RELEASE`.
+"""Print one release's table of doc/performance.md from perf.sh's results.
+
+The table of "Against each DPDK release", from a results directory of
+`scripts/perf.sh --dpdk RELEASE`.
 
 Each cell is the median, over the rounds both entries ran, of the
 per-round ratio of sheaf without DPDK's cache (`sheaf:0`) to the column's

@@ -7,8 +7,8 @@
 # python3-pyelftools and xz-utils build the DPDK releases of
 # scripts/dpdk.sh; build-essential to lintian build and check the
 # Debian packages (scripts/deb.sh); dpdk-doc has the sources of DPDK's
-# example apps (test/scripts/dpdk_examples.sh); clang and its runtimes
-# build build-tsan/ (ThreadSanitizer, scripts/build.sh tsan).
+# example apps (test/scripts/dpdk_examples.sh); libtsan2 is the runtime
+# of build-tsan/ (ThreadSanitizer, scripts/build.sh tsan).
 # Idempotent: a rerun skips apt when every package is present.
 # Hugepages are best effort: the tests also run with --no-huge.
 #
@@ -21,7 +21,7 @@ set -euo pipefail
 PACKAGES=(
 	dpdk dpdk-dev libdpdk-dev libnuma-dev dpdk-doc
 	meson ninja-build pkg-config gcc
-	libasan8 libubsan1 clang libclang-rt-14-dev
+	libasan8 libubsan1 libtsan2
 	python3 python3-pyelftools python3-matplotlib
 	doxygen
 	xz-utils

@@ -302,7 +302,7 @@ get_all_one_by_one(struct rte_mempool *mp, void **out)
 /*
  * Objects a page apart share slabs. DPDK lets no object straddle a page
  * of its memory: under --no-huge (4 KiB pages) an mbuf of the default
- * size (2432 bytes with its headers) lies alone in its page, 4096 bytes
+ * size (2368 bytes with its headers on x86) lies alone in its page, 4096 bytes
  * from the next. Until 2026-12-06 a slab's stride was the pool's, so
  * each such object was a slab of its own (52 bytes of metadata each, and
  * a pool that fitted with other ops failed to populate); on hugepages

@@ -852,12 +852,14 @@ test_count_while_lent(void)
 		n = (unsigned int)rte_sheaf_prefill_size(pf);
 		for (k = 0; k < n / 2; k++)
 			if (rte_sheaf_prefill_alloc(pf, &objs[k]) != 0)
-				ret = TEST_FAILED;
-		if (rte_sheaf_prefill_alloc_bulk(pf, &objs[k], n - k) != 0)
-			ret = TEST_FAILED;
-		if (ret != TEST_SUCCESS)
+				break;
+		if (k < n / 2 ||
+				rte_sheaf_prefill_alloc_bulk(pf, &objs[k], n - k) != 0) {
 			printf("    FAILED alloc from a sheaf of %u: rte_errno %d\n",
 				n, rte_errno);
+			ret = TEST_FAILED;
+			n = k;
+		}
 		if (rte_sheaf_prefill_put(pool, pf) != 0) {
 			printf("    FAILED put: rte_errno %d\n", rte_errno);
 			ret = TEST_FAILED;

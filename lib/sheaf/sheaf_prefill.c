@@ -769,11 +769,15 @@ rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj)
 	size = s->size;
 	if (unlikely(size == 0))
 		return sheaf_prefill_fail(ENOBUFS);
-	*obj = s->objs[--size];
-	/* Relaxed: racy readers count it (sheaf_barn_count()'s stale
-	 * stack entries): whole values, no hand-over.
+	/*
+	 * The size lowered before the object leaves, a signal fence between
+	 * (a death between loses it, counted, never hands it out twice).
+	 * Relaxed: racy readers count it (sheaf_barn_count()'s stale stack
+	 * entries): whole values, no hand-over.
 	 */
-	__atomic_store_n(&s->size, size, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->size, --size, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*obj = s->objs[size];
 	if (unlikely(sheaf_validate_on(s->pool)))
 		sheaf_validate_take(s->pool, obj, 1);
 	return 0;
@@ -797,8 +801,9 @@ rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
 	if (unlikely(n > size))
 		return sheaf_prefill_fail(ENOBUFS);
 	size -= n;
-	/* Relaxed, as rte_sheaf_prefill_alloc()'s. */
+	/* As rte_sheaf_prefill_alloc()'s: the size first, relaxed. */
 	__atomic_store_n(&s->size, size, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	sheaf_objs_copy(objs, &s->objs[size], n);
 	if (unlikely(sheaf_validate_on(s->pool)))
 		sheaf_validate_take(s->pool, objs, n);

@@ -434,7 +434,7 @@ sheaf_slab_depot_of(const struct sheaf_pool *sp, const void *addr)
  * next object, else (the last object, or a next one below) the pool's.
  * Not always the pool's stride: DPDK's helper lets no object straddle a
  * page, so with 4 KiB pages (--no-huge) objects of 2 to 4 KiB (an mbuf's
- * 2432 bytes) lie one a page, 4096 bytes apart.
+ * 2368 bytes with its headers on x86) lie one a page, 4096 bytes apart.
  */
 static inline uintptr_t
 sheaf_layout_stride(const struct sheaf_layout *l, unsigned int i,
