@@ -771,7 +771,8 @@ rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj)
 		return sheaf_prefill_fail(ENOBUFS);
 	/*
 	 * The size lowered before the object leaves, a signal fence between
-	 * (a death between loses it, counted, never hands it out twice).
+	 * (a death between leaves it out of the sheaf, as a death just after
+	 * the call does: never in two places).
 	 * Relaxed: racy readers count it (sheaf_barn_count()'s stale stack
 	 * entries): whole values, no hand-over.
 	 */
