@@ -753,11 +753,29 @@ rte_sheaf_prefill_size(const struct rte_sheaf_prefill *pf)
 	return (int)s->size;
 }
 
+/*
+ * The borrower takes the top n of its lent sheaf s (n <= its size) into
+ * objs. The size lowered before the objects leave, a signal fence between
+ * (a death between leaves them out of the sheaf, as a death just after
+ * the call does: never in two places). Relaxed: racy readers count it
+ * (sheaf_barn_count()'s stale stack entries): whole values, no hand-over.
+ */
+static __rte_always_inline void
+sheaf_prefill_take(struct sheaf *s, void **objs, unsigned int n)
+{
+	uint32_t size = s->size - n;
+
+	__atomic_store_n(&s->size, size, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	sheaf_objs_copy(objs, &s->objs[size], n);
+	if (unlikely(sheaf_validate_on(s->pool)))
+		sheaf_validate_take(s->pool, objs, n);
+}
+
 int
 rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj)
 {
 	struct sheaf *s;
-	uint32_t size;
 
 	if (unlikely(obj == NULL)) {
 		SHEAF_PREFILL_LOG(ERR, "NULL object pointer");
@@ -766,21 +784,9 @@ rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj)
 	s = sheaf_prefill_check(pf, NULL, __func__, true);
 	if (unlikely(s == NULL))
 		return -EINVAL;
-	size = s->size;
-	if (unlikely(size == 0))
+	if (unlikely(s->size == 0))
 		return sheaf_prefill_fail(ENOBUFS);
-	/*
-	 * The size lowered before the object leaves, a signal fence between
-	 * (a death between leaves it out of the sheaf, as a death just after
-	 * the call does: never in two places).
-	 * Relaxed: racy readers count it (sheaf_barn_count()'s stale stack
-	 * entries): whole values, no hand-over.
-	 */
-	__atomic_store_n(&s->size, --size, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	*obj = s->objs[size];
-	if (unlikely(sheaf_validate_on(s->pool)))
-		sheaf_validate_take(s->pool, obj, 1);
+	sheaf_prefill_take(s, obj, 1);
 	return 0;
 }
 
@@ -789,7 +795,6 @@ rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
 	unsigned int n)
 {
 	struct sheaf *s;
-	uint32_t size;
 
 	if (unlikely(objs == NULL && n != 0)) {
 		SHEAF_PREFILL_LOG(ERR, "NULL object table");
@@ -798,16 +803,9 @@ rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
 	s = sheaf_prefill_check(pf, NULL, __func__, true);
 	if (unlikely(s == NULL))
 		return -EINVAL;
-	size = s->size;
-	if (unlikely(n > size))
+	if (unlikely(n > s->size))
 		return sheaf_prefill_fail(ENOBUFS);
-	size -= n;
-	/* As rte_sheaf_prefill_alloc()'s: the size first, relaxed. */
-	__atomic_store_n(&s->size, size, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	sheaf_objs_copy(objs, &s->objs[size], n);
-	if (unlikely(sheaf_validate_on(s->pool)))
-		sheaf_validate_take(s->pool, objs, n);
+	sheaf_prefill_take(s, objs, n);
 	return 0;
 }
 
