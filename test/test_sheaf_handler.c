@@ -384,6 +384,24 @@ out:
 	return ret;
 }
 
+/*
+ * The pool set up for deferred frees (a QSBR variable attached, no
+ * reader), and one object got for the case to free (in objs, to put
+ * back unless freed).
+ */
+static int
+deferred_ready(void **obj)
+{
+	qv = rte_zmalloc("handler_qsbr", rte_rcu_qsbr_get_memsize(1),
+		RTE_CACHE_LINE_SIZE);
+	RTE_TEST_ASSERT_NOT_NULL(qv, "qsbr memory");
+	RTE_TEST_ASSERT_SUCCESS(rte_rcu_qsbr_init(qv, 1), "qsbr init");
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_rcu_attach(pool, qv), "attach");
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get(pool, obj), "get");
+	objs[nb_objs++] = *obj;
+	return TEST_SUCCESS;
+}
+
 struct deferred_in_handler {
 	void *obj;
 	int ret;
@@ -421,13 +439,7 @@ test_deferred_handler_barn_busy(void)
 	struct sheaf_tx tx;
 	pthread_t th;
 
-	qv = rte_zmalloc("handler_qsbr", rte_rcu_qsbr_get_memsize(1),
-		RTE_CACHE_LINE_SIZE);
-	RTE_TEST_ASSERT_NOT_NULL(qv, "qsbr memory");
-	RTE_TEST_ASSERT_SUCCESS(rte_rcu_qsbr_init(qv, 1), "qsbr init");
-	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_rcu_attach(pool, qv), "attach");
-	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get(pool, &d.obj), "get");
-	objs[nb_objs++] = d.obj;
+	SHEAF_TEST_CHECK(deferred_ready(&d.obj));
 	RTE_TEST_ASSERT_SUCCESS(sheaf_barn_begin(&tx, sp, 0,
 		SHEAF_TX_shared_give, false), "barn 0's lock");
 	alarm(HANG_S);
@@ -442,6 +454,77 @@ test_deferred_handler_barn_busy(void)
 		nb_objs--; /* freed after all: not ours to put */
 	SHEAF_TEST_ASSERT_INT(d.ret, -EAGAIN,
 		"the handler's deferred free, barn busy");
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_info_get(pool, &info), "info");
+	SHEAF_TEST_ASSERT_INT(info.in_deferred, 0,
+		"objects deferred after a refused free");
+	return check_whole();
+}
+
+struct barn_holder {
+	int held;    /* the holder has barn 0's lock */
+	int release; /* the test is done: let it go */
+};
+
+/* Another thread of the process, inside a barn transaction. */
+static void *
+barn_holder_thread(void *arg)
+{
+	struct barn_holder *h = arg;
+	struct sheaf_tx tx;
+
+	if (sheaf_barn_begin(&tx, sheaf_pool_of(pool), 0,
+			SHEAF_TX_shared_give, false) != 0)
+		return NULL;
+	/* Release: pairs with the test's acquire of held. */
+	__atomic_store_n(&h->held, 1, __ATOMIC_RELEASE);
+	/* Acquire: pairs with the test's release of release. */
+	while (!__atomic_load_n(&h->release, __ATOMIC_ACQUIRE))
+		rte_pause();
+	sheaf_tx_end(&tx);
+	return NULL;
+}
+
+/*
+ * A signal handler's deferred free that interrupted its lcore inside the
+ * inline fast path (a get, a put or a deferred free, which hold no lock
+ * and count no depth: the slot's busy word says it), while another
+ * thread holds the barn lock the shared path needs: as any handler's, it
+ * fails with -EAGAIN and waits for nothing. Until 2026-12-06 its depth
+ * of 1 made it a plain call: it waited for the barn's lock (here for
+ * ever: the holder waits for the test).
+ */
+static int
+test_deferred_handler_in_fast_path(void)
+{
+	struct sheaf_slot *lc = my_slot();
+	struct barn_holder h = { 0, 0 };
+	struct rte_sheaf_info info;
+	uint64_t b;
+	pthread_t th;
+	void *obj;
+	int ret;
+
+	/* The slot ours; the object to free. */
+	SHEAF_TEST_CHECK(deferred_ready(&obj));
+	RTE_TEST_ASSERT(pthread_create(&th, NULL, barn_holder_thread,
+		&h) == 0, "thread");
+	/* Acquire: pairs with the holder's release of held. */
+	while (!__atomic_load_n(&h.held, __ATOMIC_ACQUIRE))
+		rte_pause();
+	/* Inside the fast path, as the interrupted call. */
+	b = __atomic_load_n(&lc->busy, __ATOMIC_RELAXED);
+	__atomic_store_n(&lc->busy, b | SHEAF_BUSY_CALL, __ATOMIC_RELAXED);
+	alarm(HANG_S);
+	ret = rte_sheaf_free_deferred(pool, obj);
+	alarm(0);
+	__atomic_store_n(&lc->busy, b, __ATOMIC_RELAXED);
+	/* Release: pairs with the holder's acquire of release. */
+	__atomic_store_n(&h.release, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	if (ret == 0)
+		nb_objs--; /* freed after all: not ours to put */
+	SHEAF_TEST_ASSERT_INT(ret, -EAGAIN,
+		"the handler's deferred free, fast path interrupted, barn busy");
 	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_info_get(pool, &info), "info");
 	SHEAF_TEST_ASSERT_INT(info.in_deferred, 0,
 		"objects deferred after a refused free");
@@ -538,6 +621,8 @@ static const struct sheaf_test_case cases[] = {
 		test_get_beyond_pair_holding_depot),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_get_large_holding_depot),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_deferred_handler_barn_busy),
+	SHEAF_TEST_CASE_ST(setup, teardown,
+		test_deferred_handler_in_fast_path),
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_takeover_in_handler_logs_later),
 	SHEAF_TEST_CASES_END

@@ -32,6 +32,8 @@
 
 #include <rte_cycles.h>
 #include <rte_launch.h>
+#include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
 
 #include "sheaf_test.h"
 
@@ -612,6 +614,97 @@ test_dead_tx_loss_counted(void)
 	return TEST_SUCCESS;
 }
 
+#define DEFER_POOL_N 1023
+#define DEFER_NB 500
+
+/*
+ * A process died inside a reclaim of a deferred fallback queue: the
+ * queue's count lowered to 0 and not committed (what a kill at
+ * "fallback_reclaim.commit" leaves). The entries, expired, are queued
+ * still: rte_sheaf_deferred_barrier() must settle the lock (roll the
+ * count back) before it answers, and then reclaim them. Until
+ * 2026-12-06 it read the count, 0, and returned at once, the dead
+ * holder's lock and its objects left to the next call that waited on
+ * that lock.
+ */
+static int
+test_barrier_settles_dead_reclaim(void)
+{
+	/* One spare sheaf in the barn: deferred frees soon run out. */
+	struct rte_sheaf_config cfg = {
+		.capacity = 16, .barn_max_full = 1, .barn_max_empty = 1,
+	};
+	static void *o[DEFER_POOL_N];
+	struct rte_rcu_qsbr *qv;
+	struct rte_mempool *mp = NULL;
+	struct sheaf_txlock *lk;
+	struct rte_sheaf_stats st;
+	struct sheaf_depot *dp;
+	unsigned int i, nb = DEFER_NB; /* o[nb..]: got, not freed */
+	int ret = TEST_FAILED;
+
+	qv = rte_zmalloc("protocol_qsbr", rte_rcu_qsbr_get_memsize(1),
+		RTE_CACHE_LINE_SIZE);
+	RTE_TEST_ASSERT_NOT_NULL(qv, "qsbr memory");
+	if (rte_rcu_qsbr_init(qv, 1) != 0 ||
+			rte_rcu_qsbr_thread_register(qv, 0) != 0) {
+		printf("FAILED: qsbr set-up\n");
+		goto out;
+	}
+	/* A reader that stays online until the frees are made. */
+	rte_rcu_qsbr_thread_online(qv, 0);
+	cfg.qsbr = qv;
+	mp = rte_sheaf_pool_create("protocol_defer", DEFER_POOL_N, POOL_ELT,
+		0, 0, SOCKET_ID_ANY, 0, &cfg);
+	if (mp == NULL || rte_mempool_get_bulk(mp, o, DEFER_NB) != 0) {
+		printf("FAILED: pool set-up\n");
+		goto out;
+	}
+	for (nb = 0; nb < DEFER_NB; nb++)
+		if (rte_sheaf_free_deferred(mp, o[nb]) != 0)
+			break;
+	rte_rcu_qsbr_thread_offline(qv, 0);
+	dp = &sheaf_pool_of(mp)->depot[0];
+	if (nb != DEFER_NB || sheaf_pool_of(mp)->nb_nodes != 1 ||
+			dp->fb_count == 0) {
+		printf("FAILED: %u of %u freed deferred, %u in the fallback queue (expected some, one depot)\n",
+			nb, DEFER_NB, dp->fb_count);
+		goto out;
+	}
+	/* Its death inside the reclaim: the count stored, not committed. */
+	lk = &dp->lock;
+	lk->ent[0].addr = (uintptr_t)&dp->fb_count | 1; /* 32 bits */
+	lk->ent[0].old = dp->fb_count;
+	lk->n = 1;
+	lk->kind = SHEAF_TX_fallback_reclaim;
+	__atomic_store_n(&dp->fb_count, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&lk->owner, dead_inc(1), __ATOMIC_RELEASE);
+
+	if (rte_sheaf_deferred_barrier(mp) != 0 ||
+			__atomic_load_n(&lk->owner, __ATOMIC_RELAXED) != 0 ||
+			__atomic_load_n(&dp->fb_count, __ATOMIC_RELAXED) != 0) {
+		printf("FAILED: after the barrier: depot 0's lock held by %#" PRIx64 ", %u fallback entries (expected free, 0)\n",
+			__atomic_load_n(&lk->owner, __ATOMIC_RELAXED),
+			__atomic_load_n(&dp->fb_count, __ATOMIC_RELAXED));
+		goto out;
+	}
+	if (rte_sheaf_stats_get(mp, &st) != 0 ||
+			st.count[RTE_SHEAF_STAT_DEFERRED_RECLAIM] != DEFER_NB ||
+			rte_mempool_avail_count(mp) != DEFER_POOL_N) {
+		printf("FAILED: deferred_reclaim %" PRIu64 ", avail %u (expected %u, %u)\n",
+			st.count[RTE_SHEAF_STAT_DEFERRED_RECLAIM],
+			rte_mempool_avail_count(mp), DEFER_NB, DEFER_POOL_N);
+		goto out;
+	}
+	ret = TEST_SUCCESS;
+out:
+	for (i = nb; mp != NULL && i < DEFER_NB; i++)
+		rte_mempool_put(mp, o[i]);
+	rte_mempool_free(mp);
+	rte_free(qv);
+	return ret;
+}
+
 /*
  * A borrower died loading its prefill sheaf: objects out of their tiers
  * (here: got, and kept out), counted in the sheaf's load record, its
@@ -1059,6 +1152,8 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_busy_counts_fold),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_cut_record_counted),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_tx_loss_counted),
+	SHEAF_TEST_CASE_ST(setup, teardown,
+		test_barrier_settles_dead_reclaim),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_borrower_load_counted),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_request_requeued),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_hidden_process_alive),

@@ -93,8 +93,9 @@ sheaf_rcu_fifo_push(struct sheaf_tx *tx, uint32_t b, uint32_t idx)
  * rte_rcu_qsbr_check() reads the readers' counters, its acquire loads
  * pair with their releases (rte_rcu_qsbr_quiescent()): their last
  * accesses to the objects happen before our reuse. It may instead answer
- * from acked_token, a relaxed load of what another checker stored,
- * relaxed, after its own acquire loads (DPDK 22.11 to 26.07): the fence
+ * from acked_token, a load (plain in DPDK 22.11 and 23.11, relaxed from
+ * 24.11) of what another checker stored, relaxed, after its own acquire
+ * loads (22.11 to 26.07): the fence
  * below keeps our reuse after that load, but with no release on DPDK's
  * store the C11 chain to the readers is not complete there; a gap of
  * DPDK's check, written in doc/design.md, which we cannot close without
@@ -412,11 +413,8 @@ sheaf_rcu_free_shared(struct sheaf_pool *sp, uint32_t b, void * const *objs,
 
 int
 sheaf_deferred_free(struct sheaf_pool *sp, struct sheaf_slot *lc,
-	void * const *objs, unsigned int n)
+	void * const *objs, unsigned int n, bool handler)
 {
-	const struct sheaf_thread *t = sheaf_thread_self();
-	/* Re-entered (inside the call's brackets): a signal handler. */
-	bool handler = t->depth > 1 || t->nb_held != 0;
 	int k;
 
 	if (lc != NULL)
@@ -585,17 +583,18 @@ sheaf_rcu_head_upto(struct sheaf_pool *sp, uint32_t b, bool fallback,
 	struct sheaf_tx tx;
 	bool upto;
 
+	/*
+	 * Each count is read under its lock, never relaxed alone: a count
+	 * read 0 may be a dead process's reclaim that popped the queue
+	 * and did not commit; blocking on the lock rolls it back (its
+	 * entries are queued again). Locks the barrier takes only.
+	 */
 	if (!fallback) {
-		if (__atomic_load_n(&barn->fifo_count, __ATOMIC_RELAXED) == 0)
-			return false;
-		/* Blocking: a dead holder's transaction is rolled back. */
 		if (sheaf_barn_begin(&tx, sp, b, SHEAF_TX_settle, false) < 0)
 			return true;
 		upto = barn->fifo_count != 0 &&
 			barn->fifo[barn->fifo_head].token <= t;
 	} else {
-		if (__atomic_load_n(&dp->fb_count, __ATOMIC_RELAXED) == 0)
-			return false;
 		if (sheaf_depot_begin(&tx, sp, b, SHEAF_TX_settle, false) < 0)
 			return true;
 		upto = dp->fb_count != 0 && dp->fb[dp->fb_head].token <= t;
@@ -611,14 +610,11 @@ sheaf_rcu_pending_upto(struct sheaf_pool *sp, uint64_t t)
 	uint32_t b;
 
 	/*
-	 * Each queue's count is read relaxed first, its head under the
-	 * lock (above). What makes a "nothing queued" answer final for a
-	 * count read zero is the caller's sheaf_deferred_reclaim() just
-	 * before: it takes each lock whose queue it reads non-empty (and
-	 * skips one read empty, relaxed: a stamp that queued meanwhile,
-	 * acknowledged to the barrier through its acquire of done, is
-	 * there to read: its lock's release came before that
-	 * acknowledgement).
+	 * Each queue's count and head are read under its lock (above):
+	 * the lock's acquire pairs with the release that ended the last
+	 * transaction on it, so a stamp acknowledged to the barrier (its
+	 * acquire of done: the stamp's lock released before) is there to
+	 * read, and a dead holder's uncommitted pop is rolled back first.
 	 */
 	for (b = 0; b < sp->nb_nodes; b++)
 		if (sheaf_rcu_head_upto(sp, b, false, t) ||

@@ -45,11 +45,12 @@ bool sheaf_deferred_fast(struct sheaf_pool *sp, struct sheaf_slot *lc,
 /*
  * Free objects deferred from the calling thread: into its slot's deferred
  * sheaf when it holds one (lc, entered), else into its socket's shared
- * one. 0, or -EAGAIN when a signal handler finds every way blocked by the
- * call it interrupted (nothing freed).
+ * one. handler: the caller is a signal handler (re-entered, or its slot
+ * held by the call it interrupted). 0, or -EAGAIN when a handler finds
+ * every way blocked by the call it interrupted (nothing freed).
  */
 int sheaf_deferred_free(struct sheaf_pool *sp, struct sheaf_slot *lc,
-	void * const *objs, unsigned int n);
+	void * const *objs, unsigned int n, bool handler);
 
 /*
  * Ladder rung of slot lc (held, main and spare empty): install an expired

@@ -708,16 +708,21 @@ sheaf_lcore_free_deferred_slow(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n)
 {
 	struct sheaf_slot *lc = NULL;
+	bool handler;
 	int ret;
 
 	/*
 	 * The call counted first: a signal handler inside a call of its
 	 * thread is re-entered (no slot claim, no recovery, no log) and
-	 * shares the socket's sheaf.
+	 * shares the socket's sheaf. So is one that interrupted an inline
+	 * fast path (a get, a put, a deferred free): its depth is 1, but
+	 * its slot is busy with the call below it (-EBUSY), which holds no
+	 * lock; as the get's route (sheaf_lcore_get_route()), it must not
+	 * wait nor log.
 	 */
 	sheaf_call_enter();
-	if (!sheaf_call_reentered())
-		sheaf_slot_hold(sp, &lc);
+	handler = sheaf_call_reentered() ||
+		sheaf_slot_hold(sp, &lc) == -EBUSY;
 	/*
 	 * Its requests, as a get or put out of line serves them: an lcore
 	 * that only frees deferred (its objects got elsewhere) calls the
@@ -726,7 +731,7 @@ sheaf_lcore_free_deferred_slow(struct sheaf_pool *sp, void * const *objs,
 	 */
 	if (lc != NULL)
 		sheaf_lcore_serve(sp, lc, 0);
-	ret = sheaf_deferred_free(sp, lc, objs, n);
+	ret = sheaf_deferred_free(sp, lc, objs, n, handler);
 	sheaf_call_leave(sp);
 	if (lc != NULL) {
 		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_DEFERRED,
