@@ -164,12 +164,14 @@ ROW(pget_null, return PTR_RET(rte_sheaf_prefill_get(NULL, 1));)
 ROW(pget_ring, return PTR_RET(rte_sheaf_prefill_get(ring, 1));)
 ROW(pget_zero, return PTR_RET(rte_sheaf_prefill_get(pool, 0));)
 ROW(pget_big, return PTR_RET(rte_sheaf_prefill_get(pool, POOL_N + 1));)
+ROW(pget_int, return PTR_RET(rte_sheaf_prefill_get(pool, 1u << 31));)
 ROW(refill_null, return rte_sheaf_prefill_refill(NULL, &pf_pool, 1);)
 ROW(refill_ring, return rte_sheaf_prefill_refill(ring, &pf_pool, 1);)
 ROW(refill_pfp, return rte_sheaf_prefill_refill(pool, NULL, 1);)
 ROW(refill_pf, struct rte_sheaf_prefill *p = NULL;
 	return rte_sheaf_prefill_refill(pool, &p, 1);)
 ROW(refill_zero, return rte_sheaf_prefill_refill(pool, &pf_pool, 0);)
+ROW(refill_int, return rte_sheaf_prefill_refill(pool, &pf_pool, 1u << 31);)
 ROW(refill_other, return rte_sheaf_prefill_refill(pool, &pf_other, 1);)
 ROW(refill_gone, return rte_sheaf_prefill_refill(pool, &pf_gone, 1);)
 ROW(refill_big, return rte_sheaf_prefill_refill(pool, &pf_pool,
@@ -287,11 +289,13 @@ static const struct row rows[] = {
 	R(pget_ring, EINVAL, true, 1),
 	R(pget_zero, EINVAL, true, 1),
 	R(pget_big, ENOMEM, true, 0),
+	R(pget_int, EINVAL, true, 1),
 	R(refill_null, EINVAL, true, 1),
 	R(refill_ring, EINVAL, true, 1),
 	R(refill_pfp, EINVAL, true, 1),
 	R(refill_pf, EINVAL, true, 1),
 	R(refill_zero, EINVAL, true, 1),
+	R(refill_int, EINVAL, true, 1),
 	R(refill_other, EINVAL, true, 1),
 	R(refill_gone, EINVAL, true, 1),
 	R(refill_big, ENOMEM, true, 0),

@@ -1142,6 +1142,68 @@ test_handle_moved_process(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A handle moved here from a borrower that died inside a refill: its
+ * load record set (objects out of their tiers, beyond the size), or its
+ * load inside a transaction on a depot (the record a journaled store of
+ * it, the lock still its). The first use here takes the sheaf over: the
+ * dead borrower's transactions are undone and its record settled first
+ * (the objects counted lost), as a recoverer does. Until 2026-12-06 the
+ * take-over kept the record: the next load started past the sheaf's
+ * count by the record's objects (out of objs[] at the top, and counting
+ * entries that may be elsewhere), and a later take-over of the lock
+ * rolled the record back inside the new user's sheaf.
+ */
+static int
+test_handle_moved_from_dead_load(void)
+{
+	struct sheaf_txlock *lk = &sheaf_pool_of(pool)->depot[0].lock;
+	struct rte_sheaf_prefill *pf;
+	void *lost[3], *o;
+	struct sheaf *s;
+	uint64_t h;
+
+	/* Its load record: three objects gathered, the size not stored. */
+	RTE_TEST_ASSERT_SUCCESS(borrow_in_child(&pf), "a child's borrow");
+	s = (struct sheaf *)((uintptr_t)pf & SHEAF_HANDLE_ADDR);
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, lost, 3), "get");
+	__atomic_store_n(&s->load_from, s->size, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->loading, 3, __ATOMIC_RELAXED);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_alloc(pf, &o), 0,
+		"the first use of the handle moved here");
+	SHEAF_TEST_ASSERT_INT(__atomic_load_n(&s->loading, __ATOMIC_RELAXED),
+		0, "the dead borrower's load record after the take-over");
+	SHEAF_TEST_ASSERT_INT(lost_now(), 3, "stat lost after the take-over");
+	rte_mempool_put(pool, o);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool, pf), 0, "put");
+
+	/* Its load inside a depot transaction, the lock still its. */
+	RTE_TEST_ASSERT_SUCCESS(borrow_in_child(&pf), "a child's borrow");
+	s = (struct sheaf *)((uintptr_t)pf & SHEAF_HANDLE_ADDR);
+	h = __atomic_load_n(&s->holder, __ATOMIC_RELAXED);
+	lk->ent[0].addr = (uintptr_t)&s->loading | 1; /* 32 bits */
+	lk->ent[0].old = 0;
+	lk->n = 1;
+	lk->kind = SHEAF_TX_shared_take;
+	__atomic_store_n(&s->load_from, s->size, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->loading, 5, __ATOMIC_RELAXED);
+	__atomic_store_n(&lk->owner, h, __ATOMIC_RELEASE);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_alloc(pf, &o), 0,
+		"the first use of the handle moved here");
+	SHEAF_TEST_ASSERT_INT(__atomic_load_n(&lk->owner, __ATOMIC_RELAXED),
+		0, "the dead borrower's lock after the take-over");
+	SHEAF_TEST_ASSERT_INT(__atomic_load_n(&s->loading, __ATOMIC_RELAXED),
+		0, "the load record after the take-over");
+	SHEAF_TEST_ASSERT_INT(lost_now(), 3,
+		"stat lost after an undone load");
+	rte_mempool_put(pool, o);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool, pf), 0, "put");
+	/* The three counted lost stay out. */
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N - 3,
+		"avail count");
+	return TEST_SUCCESS;
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_dead_mark_cleared_after_owner_look),
@@ -1160,6 +1222,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_unnamed_holder_dead),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_borrower_behind_live),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_handle_moved_process),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_handle_moved_from_dead_load),
 	SHEAF_TEST_CASES_END
 };
 

@@ -626,10 +626,10 @@ struct rte_mbuf;
  * @param mp
  *   A sheaf pool.
  * @param n
- *   Objects the sheaf must hold, at least 1.
+ *   Objects the sheaf must hold, 1 to INT32_MAX.
  * @return
  *   The sheaf, holding at least n objects, or NULL with rte_errno set:
- *   - EINVAL: mp is not a sheaf pool, or n is 0.
+ *   - EINVAL: mp is not a sheaf pool, or n is 0 or above INT32_MAX.
  *   - ENOMEM: the pool cannot supply n objects now, or no memory for an
  *     oversize sheaf; nothing was taken.
  *   - EBUSY: called from a signal handler inside the pool, its
@@ -656,10 +656,11 @@ struct rte_sheaf_prefill *rte_sheaf_prefill_get(struct rte_mempool *mp,
  * @param pfp
  *   The borrowed sheaf; replaced on success when n exceeded its capacity.
  * @param n
- *   Objects the sheaf must hold, at least 1.
+ *   Objects the sheaf must hold, 1 to INT32_MAX.
  * @return
  *   0, or a negative errno, also in rte_errno:
- *   - -EINVAL: mp is not a sheaf pool, n is 0, pfp or *pfp is NULL, or
+ *   - -EINVAL: mp is not a sheaf pool, n is 0 or above INT32_MAX, pfp
+ *     or *pfp is NULL, or
  *     *pfp is not a sheaf borrowed from mp (returned already, say).
  *   - -ENOMEM: the pool cannot supply the objects now; the sheaf is as
  *     it was and still borrowed.

@@ -110,6 +110,14 @@ sheaf_lend_settle(struct sheaf_pool *sp, struct sheaf *s, uint64_t h)
 	sheaf_stat_settle_record(sp, &s->loading, n);
 }
 
+void
+sheaf_lend_adopted(struct sheaf_pool *sp, struct sheaf *s, uint64_t h)
+{
+	/* The dead borrower's plain stores: as in sheaf_lend_claim(). */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	sheaf_lend_settle(sp, s, h);
+}
+
 /* Take sheaf s from its dead borrower h: see sheaf_lend_claim(). */
 static bool
 sheaf_lend_take(struct sheaf_pool *sp, struct sheaf *s, uint64_t h)

@@ -94,6 +94,15 @@ sheaf_lend_drop(struct sheaf_tx *tx, struct sheaf *s)
 }
 
 /*
+ * After the caller's CAS of holder from dead borrower h took sheaf s over
+ * (a handle moved before its process ended: sheaf_prefill_hold()), h's
+ * transactions undone before it (sheaf_tx_recover_proc()): h's stores
+ * seen, its load record settled (the objects it had out of their tiers
+ * for s counted lost), as a recoverer's claim does.
+ */
+void sheaf_lend_adopted(struct sheaf_pool *sp, struct sheaf *s, uint64_t h);
+
+/*
  * Oversize sheaves, all under barn 0's lock (not from a signal handler):
  * - reuse: the smallest idle one with room for n objects, moved to the
  *   lent list, held by the caller; NULL if none fits;

@@ -136,6 +136,7 @@ sheaf_prefill_hold(struct sheaf *s, const struct rte_sheaf_prefill *pf)
 	 */
 	uint64_t by = __atomic_load_n(&s->lent_by, __ATOMIC_ACQUIRE);
 	uint64_t h = __atomic_load_n(&s->holder, __ATOMIC_RELAXED);
+	bool dead;
 
 	/*
 	 * Acquire, again: pf's lend still, with by and h read (the look
@@ -150,17 +151,33 @@ sheaf_prefill_hold(struct sheaf *s, const struct rte_sheaf_prefill *pf)
 		return true;
 	if (h != by)
 		return false;
+	/*
+	 * A borrower that has ended (the handle moved before its exit)
+	 * may have died inside a load: its transactions are undone first
+	 * and its load record settled after the CAS, as a recoverer does
+	 * (sheaf_lend_recover()); else the next load would start past the
+	 * count by the record's objects, and a later take-over of its lock
+	 * roll the record back inside our sheaf. A caller that may not
+	 * wait for a lock (a signal handler inside a pool call) does not
+	 * take such a sheaf over: refused, as a stale handle.
+	 */
+	dead = sheaf_proc_dead(by);
+	if (dead && sheaf_tx_recover_proc(s->pool, by) < 0)
+		return false;
 	/* Noted first: a borrower is never unknown to the recovery. */
 	sheaf_lend_note(s->pool);
 	/*
 	 * Relaxed: decides who holds the sheaf; no data comes with holder
-	 * (the lend's and a take-over's come with lent_by, above). A
-	 * recoverer's CAS from the same dead incarnation fails or makes
-	 * this one fail.
+	 * (the lend's and a take-over's come with lent_by, above; a dead
+	 * borrower's with the kernel's exit path and the fence of
+	 * sheaf_lend_adopted()). A recoverer's CAS from the same dead
+	 * incarnation fails or makes this one fail.
 	 */
 	if (!__atomic_compare_exchange_n(&s->holder, &h, sheaf_self, 0,
 			__ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return false;
+	if (dead)
+		sheaf_lend_adopted(s->pool, s, by);
 	/*
 	 * A death here leaves holder naming us and lent_by the process
 	 * before: our recoverer takes the sheaf back; no other process
@@ -549,14 +566,19 @@ sheaf_prefill_unlend(struct sheaf *s, const struct rte_sheaf_prefill *pf)
 		__ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
-/* Pool checks shared by get and refill; n == 0 is a caller's bug. */
+/*
+ * Pool checks shared by get and refill; n == 0 is a caller's bug, and so
+ * is n above INT32_MAX (a sheaf's capacity is rounded up to a power of
+ * 2 in 32 bits, and rte_sheaf_prefill_size() returns an int).
+ */
 static int
 sheaf_prefill_check_n(const struct rte_mempool *mp, unsigned int n)
 {
 	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
-	if (n == 0) {
-		SHEAF_LOG(ERR, "pool %s: zero objects requested", mp->name);
+	if (n == 0 || n > INT32_MAX) {
+		SHEAF_LOG(ERR, "pool %s: %u objects requested (1 to %d)",
+			mp->name, n, INT32_MAX);
 		return sheaf_prefill_fail(EINVAL);
 	}
 	return 0;
