@@ -731,8 +731,12 @@ int rte_sheaf_prefill_size(const struct rte_sheaf_prefill *pf);
  *
  * MT-safe for distinct sheaves; touches no shared state but the sheaf
  * (a first use in another process than the borrower's takes it over:
- * a compare-and-swap, and a note in the pool's borrower hint).
- * Lcore: any thread, signal handlers included.
+ * a compare-and-swap, and a note in the pool's borrower hint; when the
+ * borrower has ended, its unfinished calls are undone first and what
+ * they lost is logged, as a recovery does).
+ * Lcore: any thread, signal handlers included, but not on a sheaf the
+ * interrupted code may be using, nor for that first use of a handle
+ * moved from another process.
  *
  * @param pf
  *   A borrowed sheaf.
@@ -754,8 +758,12 @@ int rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj);
  *
  * MT-safe for distinct sheaves; touches no shared state but the sheaf
  * (a first use in another process than the borrower's takes it over:
- * a compare-and-swap, and a note in the pool's borrower hint).
- * Lcore: any thread, signal handlers included.
+ * a compare-and-swap, and a note in the pool's borrower hint; when the
+ * borrower has ended, its unfinished calls are undone first and what
+ * they lost is logged, as a recovery does).
+ * Lcore: any thread, signal handlers included, but not on a sheaf the
+ * interrupted code may be using, nor for that first use of a handle
+ * moved from another process.
  *
  * @param pf
  *   A borrowed sheaf.
@@ -782,8 +790,12 @@ int rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
  *
  * MT-safe for distinct sheaves; touches no shared state but the sheaf
  * (a first use in another process than the borrower's takes it over:
- * a compare-and-swap, and a note in the pool's borrower hint).
- * Lcore: any thread, signal handlers included.
+ * a compare-and-swap, and a note in the pool's borrower hint; when the
+ * borrower has ended, its unfinished calls are undone first and what
+ * they lost is logged, as a recovery does).
+ * Lcore: any thread, signal handlers included, but not on a sheaf the
+ * interrupted code may be using, nor for that first use of a handle
+ * moved from another process.
  *
  * @param pf
  *   A sheaf borrowed from a pktmbuf pool.
