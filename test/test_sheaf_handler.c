@@ -611,6 +611,62 @@ test_takeover_in_handler_logs_later(void)
 	return check_whole();
 }
 
+/*
+ * As test_takeover_in_handler_logs_later(), for a handler that
+ * interrupted its thread inside the inline fast path (its slot busy, no
+ * depth counted): its get takes depot 0's lock over from a dead process
+ * and logs nothing; the thread's next call out of line, not a
+ * handler's, logs it. Until 2026-12-06 such a handler counted as a
+ * plain call: it logged from inside the take-over.
+ */
+static int
+test_takeover_in_fast_path_handler_logs_later(void)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	uint64_t dead = sheaf_self + ((uint64_t)1 << 22), b;
+	struct sheaf_slot *lc = my_slot();
+	char *buf = NULL;
+	size_t len = 0;
+	bool inside;
+	FILE *log;
+	void *o[8];
+	int ret;
+
+	/* The slot ours, with objects (the rest in the slabs). */
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, objs, 8), "get 8");
+	rte_mempool_put_bulk(pool, objs, 8);
+	log = open_memstream(&buf, &len);
+	RTE_TEST_ASSERT_NOT_NULL(log, "log stream");
+	__atomic_store_n(&sp->depot[0].lock.owner, dead, __ATOMIC_RELEASE);
+	rte_openlog_stream(log);
+	/* Inside the fast path, as the interrupted call. */
+	b = __atomic_load_n(&lc->busy, __ATOMIC_RELAXED);
+	__atomic_store_n(&lc->busy, b | SHEAF_BUSY_CALL, __ATOMIC_RELAXED);
+	alarm(HANG_S);
+	ret = rte_mempool_get_bulk(pool, o, RTE_DIM(o));
+	alarm(0);
+	__atomic_store_n(&lc->busy, b, __ATOMIC_RELAXED);
+	fflush(log);
+	inside = buf != NULL && strstr(buf, "lock") != NULL;
+	/* The thread's next call out of line: a flush of its slot. */
+	if (ret == 0)
+		rte_mempool_put_bulk(pool, o, RTE_DIM(o));
+	rte_sheaf_flush_lcore(pool);
+	rte_openlog_stream(NULL);
+	fclose(log);
+	printf("    logged: %s", buf != NULL ? buf : "(nothing)\n");
+	RTE_TEST_ASSERT(!inside,
+		"a take-over logged from inside the handler's call");
+	RTE_TEST_ASSERT(buf != NULL &&
+		strstr(buf, "locks of dead processes taken over: 1") != NULL,
+		"the next call did not log the take-over");
+	free(buf);
+	SHEAF_TEST_ASSERT_INT(ret, 0, "the handler's get");
+	SHEAF_TEST_ASSERT_INT(__atomic_load_n(&sp->depot[0].lock.owner,
+		__ATOMIC_RELAXED), 0, "depot 0's lock left held");
+	return check_whole();
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_busy_slot_counts_reentrant),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_park_holding_depot),
@@ -625,6 +681,8 @@ static const struct sheaf_test_case cases[] = {
 		test_deferred_handler_in_fast_path),
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_takeover_in_handler_logs_later),
+	SHEAF_TEST_CASE_ST(setup, teardown,
+		test_takeover_in_fast_path_handler_logs_later),
 	SHEAF_TEST_CASES_END
 };
 

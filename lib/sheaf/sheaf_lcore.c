@@ -602,20 +602,26 @@ static int
 sheaf_lcore_get_route(struct sheaf_pool *sp, void **objs, unsigned int n)
 {
 	struct sheaf_slot *lc;
+
+	bool handler;
 	int ret;
 
 	sheaf_call_enter();
 	ret = sheaf_slot_hold(sp, &lc);
+	handler = ret == -EBUSY;
 	if (lc != NULL) {
 		ret = sheaf_lcore_get_held(sp, lc, objs, n);
 		sheaf_slot_leave(lc);
 	} else {
-		if (ret == -EBUSY)
+		if (handler) {
 			sheaf_lcore_reentrant(sp);
-		ret = sheaf_shared_get(sp, objs, n, ret == -EBUSY ||
-			sheaf_call_reentered());
+			sheaf_call_handler_begin();
+		}
+		ret = sheaf_shared_get(sp, objs, n, sheaf_call_reentered());
 	}
 	sheaf_call_leave(sp);
+	if (handler)
+		sheaf_call_handler_end();
 	return ret;
 }
 
@@ -629,11 +635,16 @@ sheaf_lcore_put_route(struct sheaf_pool *sp, void * const *objs,
 {
 	unsigned int refused;
 	struct sheaf_slot *lc;
+	bool handler;
 
 	sheaf_call_enter();
 	/* Populate's frees find the slot it holds busy: not a handler. */
-	if (sheaf_slot_hold(sp, &lc) == -EBUSY && !sheaf_slab_populating(sp))
+	handler = sheaf_slot_hold(sp, &lc) == -EBUSY &&
+		!sheaf_slab_populating(sp);
+	if (handler) {
 		sheaf_lcore_reentrant(sp);
+		sheaf_call_handler_begin();
+	}
 	if (lc != NULL) {
 		refused = sheaf_lcore_put_held(sp, lc, objs, n);
 		sheaf_slot_leave(lc);
@@ -649,6 +660,8 @@ sheaf_lcore_put_route(struct sheaf_pool *sp, void * const *objs,
 			sheaf_lcore_cache_flush_any(sp, objs, n));
 	}
 	sheaf_call_leave(sp);
+	if (handler)
+		sheaf_call_handler_end();
 	return refused;
 }
 
@@ -708,7 +721,7 @@ sheaf_lcore_free_deferred_slow(struct sheaf_pool *sp, void * const *objs,
 	unsigned int n)
 {
 	struct sheaf_slot *lc = NULL;
-	bool handler;
+	bool handler, fast = false;
 	int ret;
 
 	/*
@@ -717,12 +730,14 @@ sheaf_lcore_free_deferred_slow(struct sheaf_pool *sp, void * const *objs,
 	 * shares the socket's sheaf. So is one that interrupted an inline
 	 * fast path (a get, a put, a deferred free): its depth is 1, but
 	 * its slot is busy with the call below it (-EBUSY), which holds no
-	 * lock; as the get's route (sheaf_lcore_get_route()), it must not
-	 * wait nor log.
+	 * lock: as in the get's route, it waits for no lock, logs nothing.
 	 */
 	sheaf_call_enter();
-	handler = sheaf_call_reentered() ||
-		sheaf_slot_hold(sp, &lc) == -EBUSY;
+	handler = sheaf_call_reentered();
+	if (!handler && sheaf_slot_hold(sp, &lc) == -EBUSY) {
+		handler = fast = true;
+		sheaf_call_handler_begin();
+	}
 	/*
 	 * Its requests, as a get or put out of line serves them: an lcore
 	 * that only frees deferred (its objects got elsewhere) calls the
@@ -733,6 +748,8 @@ sheaf_lcore_free_deferred_slow(struct sheaf_pool *sp, void * const *objs,
 		sheaf_lcore_serve(sp, lc, 0);
 	ret = sheaf_deferred_free(sp, lc, objs, n, handler);
 	sheaf_call_leave(sp);
+	if (fast)
+		sheaf_call_handler_end();
 	if (lc != NULL) {
 		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_FREE_DEFERRED,
 			ret == 0 ? n : 0);

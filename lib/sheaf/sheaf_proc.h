@@ -126,6 +126,13 @@ int sheaf_proc_membarrier(bool global);
 struct sheaf_thread {
 	uint32_t depth;                 /* out-of-line pool calls running */
 	uint32_t nb_held;               /* locks held, innermost last */
+	/*
+	 * Out-of-line calls running that found the thread's slot busy with
+	 * an inline call (the fast path's get, put or deferred free, which
+	 * count no depth): signal handlers that interrupted it
+	 * (sheaf_call_handler_begin()).
+	 */
+	uint32_t fast_handler;
 	const struct sheaf_txlock *held[SHEAF_HELD_MAX];
 	/*
 	 * Park records this thread holds: the record's address, 0 for none;

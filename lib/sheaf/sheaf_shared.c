@@ -254,7 +254,8 @@ sheaf_park_fill(struct sheaf_thread *t, struct sheaf_pool *sp,
 	memcpy(&r->objs[at], objs, k * sizeof(void *));
 	/*
 	 * Release: the objects before the count, for this thread's own
-	 * outermost call (program order) and any acquire of n. A recoverer
+	 * outermost call (program order; no other thread reads n while
+	 * the record is ours). A recoverer
 	 * of this process, dead, reads no pair of it: the kernel orders a
 	 * dead process's stores before /proc shows the death, and the
 	 * recoverer's acquire fence after that look (sheaf_lend_claim())
@@ -422,7 +423,7 @@ sheaf_shared_log_lost(struct sheaf_thread *t)
 {
 	uint32_t n;
 
-	if (t->depth != 1 || t->nb_held != 0)
+	if (t->depth != 1 || t->nb_held != 0 || t->fast_handler != 0)
 		return;
 	sheaf_tx_log_unlogged(t);
 	/* Relaxed: this thread's own counter, against its handlers. */

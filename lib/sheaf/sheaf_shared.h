@@ -94,7 +94,8 @@ void sheaf_call_leave(struct sheaf_pool *sp);
 
 /*
  * Inside a call's brackets: whether the call re-entered the pool on a
- * thread already inside a call, or holding a barn or depot lock (a
+ * thread already inside a call (out of line, or the inline fast path:
+ * sheaf_call_handler_begin()), or holding a barn or depot lock (a
  * signal handler). Such a call must not wait for a lock, allocate, log
  * or reclaim (async-signal safety, and its thread's locks).
  */
@@ -103,7 +104,27 @@ sheaf_call_reentered(void)
 {
 	const struct sheaf_thread *t = sheaf_thread_self();
 
-	return t->depth > 1 || t->nb_held != 0;
+	return t->depth > 1 || t->nb_held != 0 || t->fast_handler != 0;
+}
+
+/*
+ * Inside a call's brackets, a route that found its thread's slot busy
+ * with an inline call (sheaf_slot_hold()'s -EBUSY; not populate's own
+ * frees): a signal handler, re-entered from here
+ * (sheaf_call_reentered()) until sheaf_call_handler_end(), after the
+ * call's sheaf_call_leave() (which then logs nothing: the thread's next
+ * call that is no handler's does).
+ */
+static inline void
+sheaf_call_handler_begin(void)
+{
+	sheaf_thread_self()->fast_handler++;
+}
+
+static inline void
+sheaf_call_handler_end(void)
+{
+	sheaf_thread_self()->fast_handler--;
 }
 
 /*

@@ -139,17 +139,22 @@ sheaf_tx_take_over(struct sheaf_pool *sp, struct sheaf_txlock *lk,
 	struct sheaf_thread *t = sheaf_thread_self();
 	/*
 	 * Re-entered: a waiter that takes over holds no other lock (one
-	 * that does only tries, sheaf_tx_begin()), so its depth tells.
+	 * that does only tries, sheaf_tx_begin()), so its depth tells, or
+	 * its slot found busy with an inline call (sheaf_shared.h).
 	 */
-	bool quiet = t->depth > 1;
+	bool quiet = t->depth > 1 || t->fast_handler != 0;
 	uint64_t expect = dead, lost;
 	uint32_t undone;
 
-	/* Acquire: see what the previous recoverer, if any, undid. */
+	/*
+	 * Decides which waiter takes over. The word was last written by
+	 * the dead (its CAS, or a dead recoverer's): no release to pair
+	 * with; its stores, a dead recoverer's undoing included, are seen
+	 * through the kernel's exit path and the fence below (.h).
+	 */
 	if (!__atomic_compare_exchange_n(&lk->owner, &expect, sheaf_self, 0,
 			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return 0;
-	/* The dead holder's stores are seen through the kernel (.h). */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	/*
 	 * The loss logged before it is counted (the rollback zeroes it):
