@@ -1204,6 +1204,43 @@ test_handle_moved_from_dead_load(void)
 	return TEST_SUCCESS;
 }
 
+/* fill_worker(), returning 42: an app's lcore function with a result. */
+static int
+fill_worker_42(void *arg)
+{
+	return fill_worker(arg) == 0 ? 42 : -1;
+}
+
+/*
+ * rte_sheaf_flush() from the main lcore launches the flush on an idle
+ * worker that holds objects: the worker's last function's return value,
+ * not yet read by rte_eal_wait_lcore(), must survive it. Until
+ * 2026-12-06 the flush's own (0) replaced it.
+ */
+static int
+test_flush_keeps_worker_result(void)
+{
+	unsigned int polls = 0;
+
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(fill_worker_42, NULL,
+		1), "launch on lcore 1");
+	while (rte_eal_get_lcore_state(1) != WAIT && polls++ < 10000000)
+		rte_pause();
+	RTE_TEST_ASSERT(rte_eal_get_lcore_state(1) == WAIT,
+		"lcore 1 still running");
+	RTE_TEST_ASSERT(sheaf_pair_count(&sheaf_pool_of(pool)->slot[1]) != 0,
+		"lcore 1's sheaves hold nothing");
+	RTE_TEST_ASSERT(rte_sheaf_flush(pool) >= 0, "flush: %s",
+		rte_strerror(rte_errno));
+	SHEAF_TEST_ASSERT_INT(sheaf_pair_count(&sheaf_pool_of(pool)->slot[1]),
+		0, "lcore 1's objects after the flush");
+	SHEAF_TEST_ASSERT_INT(rte_eal_wait_lcore(1), 42,
+		"lcore 1's function's result after the flush");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail count");
+	return TEST_SUCCESS;
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_dead_mark_cleared_after_owner_look),
@@ -1223,6 +1260,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_borrower_behind_live),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_handle_moved_process),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_handle_moved_from_dead_load),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_flush_keeps_worker_result),
 	SHEAF_TEST_CASES_END
 };
 

@@ -57,26 +57,44 @@ sheaf_flush_self(struct sheaf_pool *sp)
 	return n + sheaf_flush_barns(sp);
 }
 
+/* A flush launched on a worker, and what its last function returned. */
+struct sheaf_flush_launch {
+	struct sheaf_pool *sp;
+	int ret;
+};
+
+/*
+ * The worker's result is its last function's, which the app may not
+ * have read yet (rte_eal_wait_lcore() reads it until the next launch).
+ */
 static int
 sheaf_flush_remote(void *arg)
 {
-	sheaf_flush_self(arg);
-	return 0;
+	const struct sheaf_flush_launch *f = arg;
+
+	sheaf_flush_self(f->sp);
+	return f->ret;
 }
 
 /*
  * An idle EAL worker lcore of this process flushes itself when the main
  * lcore launches the flush on it (SLUB queues work on each CPU): true
- * when done that way.
+ * when done that way. Until 2026-12-06 the launch replaced the result
+ * of the worker's last function with its own.
  */
 static bool
 sheaf_flush_launch(struct sheaf_pool *sp, unsigned int i)
 {
+	struct sheaf_flush_launch f = { .sp = sp };
+
 	if (rte_lcore_id() != rte_get_main_lcore() ||
 			rte_eal_lcore_role(i) != ROLE_RTE ||
 			rte_eal_get_lcore_state(i) != WAIT ||
-			!sheaf_slot_ours(&sp->slot[i]) ||
-			rte_eal_remote_launch(sheaf_flush_remote, sp, i) != 0)
+			!sheaf_slot_ours(&sp->slot[i]))
+		return false;
+	/* Waiting: returns at once, the worker's result as it stands. */
+	f.ret = rte_eal_wait_lcore(i);
+	if (rte_eal_remote_launch(sheaf_flush_remote, &f, i) != 0)
 		return false;
 	rte_eal_wait_lcore(i);
 	return true;
