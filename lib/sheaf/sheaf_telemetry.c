@@ -11,16 +11,17 @@
  *
  * The commands run on EAL's telemetry thread, which has no lcore id: they
  * only read (rte_sheaf_info_get() and rte_sheaf_stats_get() are for any
- * thread). Each command finds its pool inside rte_mempool_walk(), under
- * the mempool list lock, so rte_mempool_free() cannot free the pool while
- * it is read.
+ * thread). Each command finds its pool on DPDK's list of mempools and
+ * reads it under the list's tailq lock (sheaf_telemetry_walk()).
  */
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_eal_memconfig.h>
 #include <rte_mempool.h>
+#include <rte_tailq.h>
 #include <rte_telemetry.h>
 #include <rte_version.h>
 
@@ -37,6 +38,30 @@
 #define sheaf_tel_add_u64 rte_tel_data_add_dict_u64
 #endif
 
+/*
+ * fn on each mempool of DPDK's list, under the list's tailq lock (read):
+ * rte_mempool_free() unlinks a pool under that lock (write) before it
+ * frees anything, so a pool met here stays whole until fn returns.
+ * Not rte_mempool_walk(): it holds the mempool lock, which
+ * rte_mempool_free() does not take (DPDK 22.11 to 26.07). No other
+ * lock is taken under this one (DPDK's create takes the mempool lock,
+ * then this one).
+ */
+static void
+sheaf_telemetry_walk(void (*fn)(struct rte_mempool *mp, void *arg),
+	void *arg)
+{
+	struct rte_tailq_head *head = rte_eal_tailq_lookup("RTE_MEMPOOL");
+	struct rte_tailq_entry *te;
+
+	if (head == NULL)
+		return;
+	rte_mcfg_tailq_read_lock();
+	TAILQ_FOREACH(te, &head->tailq_head, next)
+		fn(te->data, arg);
+	rte_mcfg_tailq_read_unlock();
+}
+
 static void
 sheaf_telemetry_list_one(struct rte_mempool *mp, void *arg)
 {
@@ -49,7 +74,7 @@ sheaf_telemetry_list(const char *cmd __rte_unused,
 	const char *params __rte_unused, struct rte_tel_data *d)
 {
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-	rte_mempool_walk(sheaf_telemetry_list_one, d);
+	sheaf_telemetry_walk(sheaf_telemetry_list_one, d);
 	return 0;
 }
 
@@ -85,7 +110,7 @@ sheaf_telemetry_pool_cmd(const char *params, struct rte_tel_data *d,
 	if (params == NULL || params[0] == '\0')
 		return -EINVAL;
 	rte_tel_data_start_dict(d);
-	rte_mempool_walk(sheaf_telemetry_pool_one, &req);
+	sheaf_telemetry_walk(sheaf_telemetry_pool_one, &req);
 	return req.found ? 0 : -EINVAL;
 }
 
