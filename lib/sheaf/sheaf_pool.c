@@ -335,6 +335,9 @@ sheaf_pool_count(const struct rte_mempool *mp)
 {
 	const struct sheaf_pool *sp = sheaf_pool_of(mp);
 
+	/* Not populated yet (DPDK allocates at the first populate). */
+	if (sp == NULL)
+		return 0;
 	return sheaf_slab_count(sp) + sheaf_barn_count(sp) +
 		sheaf_pair_count_all(sp, NULL);
 }
