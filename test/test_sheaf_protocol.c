@@ -1241,6 +1241,47 @@ test_flush_keeps_worker_result(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A slot's activity, as thieves judge idleness by it, changes with every
+ * call of its owner: here four fast gets pending in the busy word, then
+ * a put out of line (its fold moves the four to the counter, and it
+ * counts its own four), then two fast gets. Until 2026-12-06 the busy
+ * word was summed as it stands, its fields shifted: the fold lowered the
+ * sum by 12 and the two gets raised it by 8, back to the sum seen
+ * before, and the busy lcore was taken for idle.
+ */
+static int
+test_activity_moves_with_every_call(void)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	struct sheaf_slot *v = &sp->slot[1];
+	uint64_t busy = v->busy, fast = v->stat[RTE_SHEAF_STAT_ALLOC_FAST];
+	uint64_t slow = v->stat[RTE_SHEAF_STAT_FREE_SLOW];
+	uint64_t idle = sp->tun.idle_ns;
+	bool judged;
+
+	v->busy = (uint64_t)4 << SHEAF_BUSY_GETS;
+	sp->tun.idle_ns = 0; /* any time unchanged is idle */
+	/* The look: activity recorded (unchanged since: idle, at once). */
+	(void)sheaf_slot_idle(sp, v);
+	judged = sheaf_slot_idle(sp, v);
+	/* The put out of line, then two fast gets. */
+	v->stat[RTE_SHEAF_STAT_ALLOC_FAST] += 4;
+	v->stat[RTE_SHEAF_STAT_FREE_SLOW] += 4;
+	v->busy = (uint64_t)2 << SHEAF_BUSY_GETS;
+	if (sheaf_slot_idle(sp, v)) {
+		printf("FAILED: an owner that made three calls since the look judged idle\n");
+		judged = false;
+	} else if (!judged) {
+		printf("FAILED: an unchanged activity judged busy\n");
+	}
+	v->busy = busy;
+	v->stat[RTE_SHEAF_STAT_ALLOC_FAST] = fast;
+	v->stat[RTE_SHEAF_STAT_FREE_SLOW] = slow;
+	sp->tun.idle_ns = idle;
+	return judged ? TEST_SUCCESS : TEST_FAILED;
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_dead_mark_cleared_after_owner_look),
@@ -1261,6 +1302,8 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_handle_moved_process),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_handle_moved_from_dead_load),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_flush_keeps_worker_result),
+	SHEAF_TEST_CASE_ST(setup, teardown,
+		test_activity_moves_with_every_call),
 	SHEAF_TEST_CASES_END
 };
 

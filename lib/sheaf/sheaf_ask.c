@@ -86,7 +86,7 @@ sheaf_ask_heir(struct sheaf_ask *a, struct sheaf_slot *v, uint64_t dead)
  * a remote serve, added to marked). Returns false when no longer pending.
  */
 static bool
-sheaf_ask_look(struct sheaf_ask *a, unsigned int i, uint64_t now,
+sheaf_ask_look(struct sheaf_ask *a, unsigned int i,
 	struct sheaf_slot_set *marked, bool *global)
 {
 	struct sheaf_slot *v = &a->sp->slot[i];
@@ -107,7 +107,7 @@ sheaf_ask_look(struct sheaf_ask *a, unsigned int i, uint64_t now,
 		return !sheaf_slot_is_served(v, a->kind, a->gen[i]);
 	}
 	if ((owner & SHEAF_INC_HEIR) || sheaf_slot_set_has(&a->no_take, i) ||
-			!sheaf_slot_idle(a->sp, v, now))
+			!sheaf_slot_idle(a->sp, v))
 		return true;
 	a->idle++;
 	if (!sheaf_slot_fence_reaches(v, &g)) {
@@ -178,13 +178,13 @@ unsigned int
 sheaf_ask_poll(struct sheaf_ask *a)
 {
 	struct sheaf_slot_set marked = { { 0 } };
-	uint64_t now = sheaf_clock_ns(), b;
+	uint64_t b;
 	unsigned int i, w, left = 0;
 	bool global = false;
 
 	a->polls++;
 	SHEAF_SLOT_SET_FOREACH(i, &a->pending, w, b)
-		if (!sheaf_ask_look(a, i, now, &marked, &global))
+		if (!sheaf_ask_look(a, i, &marked, &global))
 			sheaf_slot_set_del(&a->pending, i);
 	if (!sheaf_slot_set_empty(&marked))
 		sheaf_ask_take(a, &marked, global);

@@ -13,8 +13,9 @@
  * afar.
  *
  * For each slot asked:
- *   - a request bit goes into its gate; the owner serves it at its next
- *     call and clears it (acknowledgement);
+ *   - a request bit goes into its gate; the owner takes it (clears the
+ *     bit) at its next call, serves it and acknowledges it (a release
+ *     store of the kind's done count);
  *   - an owner that makes no call for the pool's idle time is idle: its
  *     slot is marked, fenced and, once its owner is seen outside a call,
  *     served by the asker (sheaf_slot.h), at most one membarrier() per

@@ -197,18 +197,6 @@ sheaf_proc_identify(void)
 	sheaf_self = sheaf_proc_whoami();
 }
 
-/* The child of a fork() is another process. */
-static void
-sheaf_proc_atfork_child(void)
-{
-	sheaf_proc_identify();
-}
-
-RTE_INIT(sheaf_proc_init)
-{
-	sheaf_proc_identify();
-	pthread_atfork(NULL, NULL, sheaf_proc_atfork_child);
-}
 
 uint64_t
 sheaf_clock_ns(void)
@@ -308,6 +296,31 @@ sheaf_proc_membarrier(bool global)
 			MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
 		return -ENOTSUP;
 	return 0;
+}
+
+/*
+ * The child of a fork() is another process. Its only thread is the one
+ * that forked: a registration another thread had under way
+ * (SHEAF_MB_BUSY) will never end in it, and would leave every claim in
+ * the child waiting for it, then recording none; the child registers
+ * anew (the kernel keeps a registration across fork(), and takes a
+ * repeated one as done).
+ */
+static void
+sheaf_proc_atfork_child(void)
+{
+	uint32_t busy = SHEAF_MB_BUSY;
+
+	sheaf_proc_identify();
+	/* Relaxed: one thread in the child. */
+	__atomic_compare_exchange_n(&sheaf_mb_state, &busy, 0, 0,
+		__ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+RTE_INIT(sheaf_proc_init)
+{
+	sheaf_proc_identify();
+	pthread_atfork(NULL, NULL, sheaf_proc_atfork_child);
 }
 
 /*

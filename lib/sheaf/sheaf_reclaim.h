@@ -26,7 +26,9 @@
  * microseconds; one that stays away is idle after the idle time and is
  * drained by the asker, fenced; one preempted inside a call answers when
  * it runs again; a dead one is drained at once. An lcore that calls the
- * pool is never interrupted.
+ * pool is never taken from: it serves the request itself. (A fence, for
+ * an idle one, is an IPI to every running thread of the processes it
+ * targets, busy lcores included: at most one per pool per interval.)
  *
  * A get does wait for owners that call the pool: DPDK's own tests (the
  * mbuf refcnt test) allocate the whole pool one object at a time while

@@ -474,15 +474,23 @@ sheaf_slot_fence(struct sheaf_pool *sp, bool global)
 }
 
 /*
- * Every call of the owner adds to at least one of its counters, or to
- * the fast counts of its busy word (a fold moves them from one to the
- * other: it changes the sum, as the call making it).
+ * The owner's objects and events counted so far: its counters and the
+ * fast counts pending in its busy word, by object. Every call of the
+ * owner adds to one or the other, and a fold moves a count from the
+ * word to a counter without changing the sum (the call folding adds
+ * its own): the sum only grows between two resets of the counters.
+ * Until 2026-12-06 the word was added as it stands, its fields shifted,
+ * so that a fold lowered the sum and calls after it could bring it back
+ * to a value a thief had seen (a busy lcore taken for idle). Racy
+ * reads, a hint: a fold between the reads of the word and the counters
+ * counts its objects twice or not at all, a change either way.
  */
 static uint64_t
 sheaf_slot_activity(const struct sheaf_slot *v)
 {
-	/* Racy reads of the owner's words: a hint. */
-	uint64_t sum = __atomic_load_n(&v->busy, __ATOMIC_RELAXED);
+	uint64_t b = __atomic_load_n(&v->busy, __ATOMIC_RELAXED);
+	uint64_t sum = sheaf_busy_count(b, RTE_SHEAF_STAT_ALLOC_FAST) +
+		sheaf_busy_count(b, RTE_SHEAF_STAT_FREE_FAST);
 	unsigned int k;
 
 	for (k = 0; k < RTE_SHEAF_STAT_MAX; k++)
@@ -491,18 +499,35 @@ sheaf_slot_activity(const struct sheaf_slot *v)
 }
 
 bool
-sheaf_slot_idle(const struct sheaf_pool *sp, struct sheaf_slot *v,
-	uint64_t now)
+sheaf_slot_idle(const struct sheaf_pool *sp, struct sheaf_slot *v)
 {
-	uint64_t act = sheaf_slot_activity(v), seen;
+	uint64_t act = sheaf_slot_activity(v), seen, now;
 
-	/* Racy stores by thieves: a torn pair only delays a take. */
-	if (act != __atomic_load_n(&v->seen_activity, __ATOMIC_RELAXED)) {
-		__atomic_store_n(&v->seen_activity, act, __ATOMIC_RELAXED);
-		__atomic_store_n(&v->seen_ns, now, __ATOMIC_RELAXED);
+	/*
+	 * Acquire: pairs with the release below of the thief that saw this
+	 * activity first: its time of it, or a later one, is read next.
+	 */
+	if (act != __atomic_load_n(&v->seen_activity, __ATOMIC_ACQUIRE)) {
+		/*
+		 * The time first, never moved back (a thief whose clock read
+		 * is older than another's), then the activity it dates.
+		 * Until 2026-12-06 the two were stored the other way round,
+		 * and the clock read once per poll: a second thief could
+		 * pair the new activity with an old time and take a busy
+		 * lcore for idle.
+		 */
+		now = sheaf_clock_ns();
+		seen = __atomic_load_n(&v->seen_ns, __ATOMIC_RELAXED);
+		while (seen < now && !__atomic_compare_exchange_n(&v->seen_ns,
+				&seen, now, 0, __ATOMIC_RELAXED,
+				__ATOMIC_RELAXED))
+			;
+		/* Release: pairs with the acquire above. */
+		__atomic_store_n(&v->seen_activity, act, __ATOMIC_RELEASE);
 		return false;
 	}
 	seen = __atomic_load_n(&v->seen_ns, __ATOMIC_RELAXED);
-	/* Another thief's later clock: not idle (now - seen would wrap). */
+	/* Read after seen: a later clock; the guard keeps it from wrapping. */
+	now = sheaf_clock_ns();
 	return now >= seen && now - seen >= sp->tun.idle_ns;
 }

@@ -111,7 +111,10 @@ sheaf_slot_fast_ok(const struct sheaf_slot *lc, uint64_t *b)
 static __rte_always_inline uint32_t
 sheaf_slot_enter_at(struct sheaf_slot *lc, uint64_t b)
 {
-	/* Relaxed: a thief reads it; ordered by the fence below. */
+	/*
+	 * Relaxed: a thief reads it, after its membarrier(), which orders
+	 * this store before the load of gate below (see below).
+	 */
 	__atomic_store_n(&lc->busy, b | SHEAF_BUSY_CALL, __ATOMIC_RELAXED);
 	/*
 	 * Against a signal handler on this thread, a compiler barrier.
@@ -409,8 +412,7 @@ bool sheaf_slot_fence_reaches(const struct sheaf_slot *v, bool *global);
  * Whether v's owner made no call for the pool's idle time. Racy, a hint:
  * the handshake, not this, makes a remote take safe.
  */
-bool sheaf_slot_idle(const struct sheaf_pool *sp, struct sheaf_slot *v,
-	uint64_t now);
+bool sheaf_slot_idle(const struct sheaf_pool *sp, struct sheaf_slot *v);
 
 /*
  * v's owner if it is a dead process (looked at most every 1 ms per
