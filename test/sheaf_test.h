@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -165,6 +167,20 @@ sheaf_test_free_hugepages(void)
 	}
 	globfree(&g);
 	return total;
+}
+
+/*
+ * Whether this process can register for membarrier()'s private expedited
+ * command, as the library does when it first creates or uses a pool
+ * (idempotent). Without it (a seccomp filter refusing the system call, an
+ * old kernel) the library never takes objects back from idle lcores
+ * (doc/guide.md, Limitations): the checks that need that are skipped.
+ */
+static inline bool
+sheaf_test_membarrier(void)
+{
+	return syscall(__NR_membarrier,
+		MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 }
 
 /*

@@ -121,6 +121,20 @@ whole_pool(void)
 	return ret == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
+/*
+ * Without membarrier() an unregistered thread's slot is an idle lcore's,
+ * out of reach until its lcore id calls again: nothing is lost (checked
+ * before), but the whole pool is not to be had.
+ */
+static bool
+out_of_reach(void)
+{
+	if (sheaf_test_membarrier())
+		return false;
+	printf("    membarrier() unavailable: an unregistered thread's objects are out of reach (no take from idle lcores): the get of the whole pool is not checked\n");
+	return true;
+}
+
 static int
 test_unregister_reclaimed(void)
 {
@@ -132,6 +146,8 @@ test_unregister_reclaimed(void)
 	SHEAF_TEST_CHECK(in_lcores(&n));
 	RTE_TEST_ASSERT(n > 0, "in_lcores after the thread: got 0, expected > 0");
 	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, 0));
+	if (out_of_reach())
+		return TEST_SKIPPED;
 	/* The main lcore gets everything: the dead slot is stolen from. */
 	SHEAF_TEST_CHECK(whole_pool());
 	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, 0));
@@ -152,6 +168,8 @@ test_reuse(void)
 		a.lcore, b.lcore, n1, n2);
 	/* Nothing lost, nothing duplicated, whichever lcore id came back. */
 	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, 0));
+	if (out_of_reach())
+		return TEST_SKIPPED;
 	SHEAF_TEST_CHECK(whole_pool());
 	RTE_TEST_ASSERT(rte_sheaf_flush(pool) >= 0, "flush");
 	SHEAF_TEST_CHECK(in_lcores(&n2));
@@ -170,6 +188,8 @@ test_churn(void)
 	for (i = 0; i < 50; i++)
 		SHEAF_TEST_CHECK(run(&j, 1 + i % (3 * CAP)));
 	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, 0));
+	if (out_of_reach())
+		return TEST_SKIPPED;
 	return whole_pool();
 }
 

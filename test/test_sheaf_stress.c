@@ -563,6 +563,15 @@ run_variant(const struct variant *v)
 			st.count[RTE_SHEAF_STAT_FREE_SLOW], put,
 			"FREE_FAST + FREE_SLOW");
 	}
+	/*
+	 * The registered thread's slot, idle once it unregistered, is
+	 * flushed by a take (no remote launch reaches it): membarrier().
+	 */
+	if (v->extra == EXTRA_REGISTERED && !sheaf_test_membarrier()) {
+		SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, 0));
+		printf("    membarrier() unavailable: the unregistered thread's objects are out of reach (no take from idle lcores): the flush and the get of the whole pool are not checked\n");
+		return TEST_SKIPPED;
+	}
 	return check_all_back(v->n);
 }
 

@@ -87,6 +87,15 @@ unsigned int sheaf_ask_poll(struct sheaf_ask *a);
  */
 unsigned int sheaf_ask_served(struct sheaf_ask *a);
 
+/*
+ * Whether every slot still pending is out of the fence's reach (no
+ * membarrier() registration, sheaf_slot_fence_reaches()) and its owner
+ * made no call for at least idle_ns before now (as the looks saw it):
+ * only that owner's next call serves it.
+ */
+bool sheaf_ask_unreachable(const struct sheaf_ask *a, uint64_t now,
+	uint64_t idle_ns);
+
 /* Polls of a wait that pause before it yields instead (sheaf_wait_pause()). */
 #define SHEAF_WAIT_SPINS 128
 

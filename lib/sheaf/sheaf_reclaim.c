@@ -235,6 +235,17 @@ sheaf_reclaim_wait(struct sheaf_pool *sp, struct sheaf_slot *self,
 		if (tiers >= n || *left == 0)
 			return true;
 		now = sheaf_clock_ns();
+		/*
+		 * Every owner still asked cannot be fenced (no membarrier())
+		 * and has made no call for as long as a wait lasts: it gives
+		 * at its next call, whenever that comes. Waiting for it
+		 * anyway, DPDK's rte_mempool_free(), which dequeues the pool
+		 * one object at a time, waited a whole deadline for each
+		 * object such an lcore held.
+		 */
+		if (sheaf_ask_unreachable(ask, now, 3 * sp->tun.idle_ns +
+				sp->tun.membarrier_ns))
+			return ask->moved != 0;
 		if (now < cap && sheaf_reclaim_inside(sp, ask))
 			deadline = RTE_MAX(deadline, now + sp->tun.idle_ns +
 				sp->tun.membarrier_ns);
