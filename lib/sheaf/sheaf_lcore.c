@@ -602,7 +602,6 @@ static int
 sheaf_lcore_get_route(struct sheaf_pool *sp, void **objs, unsigned int n)
 {
 	struct sheaf_slot *lc;
-
 	bool handler;
 	int ret;
 

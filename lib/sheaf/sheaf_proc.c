@@ -197,7 +197,6 @@ sheaf_proc_identify(void)
 	sheaf_self = sheaf_proc_whoami();
 }
 
-
 uint64_t
 sheaf_clock_ns(void)
 {
