@@ -318,7 +318,12 @@ struct sheaf_slot {
 	/* When the owner last ran short (CLOCK_MONOTONIC ns; see
 	 * SHEAF_SHORT_US): owner's relaxed store, askers' relaxed load. */
 	uint64_t short_ns;
-	/* Idle detection (sheaf_slot.c): written racily by thieves. */
+	/*
+	 * Idle detection (sheaf_slot_idle()), by thieves: the owner's
+	 * activity last seen changed (release store, acquire load) and
+	 * the latest clock of a thief that saw it change (a max, stored
+	 * before the activity).
+	 */
 	uint64_t seen_activity;
 	uint64_t seen_ns;
 	/* Direction of the last barn trade (sheaf_pair.c); owner. */
