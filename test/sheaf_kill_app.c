@@ -50,10 +50,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
-#include <linux/membarrier.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -66,6 +64,7 @@
 #ifdef KILL_APP_POINTS
 #include "sheaf_kill.h"
 #include "sheaf_slot.h"
+#include "sheaf_test.h"
 #endif
 
 /*
@@ -1494,18 +1493,6 @@ fail_dump(void)
 #ifdef KILL_APP_POINTS
 
 /*
- * Whether this process can register for membarrier() as the library does
- * (idempotent; the secondaries inherit a seccomp filter that refuses it).
- * Without it no lcore takes an idle lcore's objects: no remote take.
- */
-static bool
-take_idle(void)
-{
-	return syscall(__NR_membarrier,
-		MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-}
-
-/*
  * Workload steps before a secondary that did not die is a coverage
  * failure (the rarest point, a lend, comes after some 350 at worst);
  * steps of a clean secondary.
@@ -1885,7 +1872,7 @@ matrix_main(char **args, int nargs)
 	for (i = from; i < n; i++) {
 		if (!round_match(&r[i], only))
 			continue;
-		if (round_takes(&r[i]) && !take_idle()) {
+		if (round_takes(&r[i]) && !sheaf_test_membarrier()) {
 			printf("round %u %s: skipped, membarrier() unavailable (no remote take)\n",
 				i, round_name(&r[i]));
 			continue;
@@ -2008,11 +1995,11 @@ own_slot1_thread(void *arg)
 	}
 	rte_mempool_generic_put(pool, &o, 1, NULL);
 	/*
-	 * Idle from now on: without membarrier() no lcore takes its
-	 * objects, and the primary's take of the whole pool would miss
-	 * them.
+	 * Idle from now on: without membarrier() (the secondaries inherit
+	 * a seccomp filter that refuses it) no lcore takes its objects,
+	 * and the primary's take of the whole pool would miss them.
 	 */
-	if (!take_idle())
+	if (!sheaf_test_membarrier())
 		rte_sheaf_flush_lcore(pool);
 	*ret = 0;
 	return NULL;

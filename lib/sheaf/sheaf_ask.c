@@ -179,17 +179,13 @@ sheaf_ask_unreachable(const struct sheaf_ask *a, uint64_t now,
 	uint64_t idle_ns)
 {
 	unsigned int i, w;
-	uint64_t b, seen;
+	uint64_t b;
 
-	SHEAF_SLOT_SET_FOREACH(i, &a->pending, w, b) {
-		if (!sheaf_slot_set_has(&a->no_take, i))
+	SHEAF_SLOT_SET_FOREACH(i, &a->pending, w, b)
+		if (!sheaf_slot_set_has(&a->no_take, i) ||
+				!sheaf_slot_unchanged_for(&a->sp->slot[i], now,
+					idle_ns))
 			return false;
-		/* Racy, as in sheaf_slot_idle(): a hint. */
-		seen = __atomic_load_n(&a->sp->slot[i].seen_ns,
-			__ATOMIC_RELAXED);
-		if (now < seen || now - seen < idle_ns)
-			return false;
-	}
 	return true;
 }
 

@@ -526,8 +526,15 @@ sheaf_slot_idle(const struct sheaf_pool *sp, struct sheaf_slot *v)
 		__atomic_store_n(&v->seen_activity, act, __ATOMIC_RELEASE);
 		return false;
 	}
-	seen = __atomic_load_n(&v->seen_ns, __ATOMIC_RELAXED);
-	/* Read after seen: a later clock; the guard keeps it from wrapping. */
-	now = sheaf_clock_ns();
-	return now >= seen && now - seen >= sp->tun.idle_ns;
+	return sheaf_slot_unchanged_for(v, sheaf_clock_ns(), sp->tun.idle_ns);
+}
+
+bool
+sheaf_slot_unchanged_for(const struct sheaf_slot *v, uint64_t now,
+	uint64_t ns)
+{
+	uint64_t seen = __atomic_load_n(&v->seen_ns, __ATOMIC_RELAXED);
+
+	/* A thief's clock later than now: changed since (and no wrap). */
+	return now >= seen && now - seen >= ns;
 }

@@ -415,6 +415,13 @@ bool sheaf_slot_fence_reaches(const struct sheaf_slot *v, bool *global);
 bool sheaf_slot_idle(const struct sheaf_pool *sp, struct sheaf_slot *v);
 
 /*
+ * Whether v's owner's activity, as thieves' looks last saw it change
+ * (sheaf_slot_idle()), has not changed for ns before now. Racy, a hint.
+ */
+bool sheaf_slot_unchanged_for(const struct sheaf_slot *v, uint64_t now,
+	uint64_t ns);
+
+/*
  * v's owner if it is a dead process (looked at most every 1 ms per
  * lcore id), else 0.
  */
