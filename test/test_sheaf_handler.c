@@ -13,6 +13,7 @@
  * fails the run: alarm() ends it.
  */
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -667,6 +668,90 @@ test_takeover_in_fast_path_handler_logs_later(void)
 	return check_whole();
 }
 
+/*
+ * A signal handler (its thread holding a depot lock) frees a pointer a
+ * validated pool refuses, through the ops and as a deferred free: each
+ * is refused and counted, and nothing is logged (it may have interrupted
+ * a log line of its thread: syslog() and stdio are not re-entrant).
+ * Until 2026-12-06 validate mode logged each refusal from the handler.
+ */
+static int
+test_validate_refusal_in_handler_quiet(void)
+{
+	static const struct rte_sheaf_config cfg = {
+		.capacity = CAPACITY, .flags = RTE_SHEAF_F_VALIDATE,
+	};
+	struct rte_mempool *vp;
+	struct rte_sheaf_stats st0, st;
+	struct sheaf_pool *vsp;
+	struct rte_rcu_qsbr *v;
+	int put_ret, def_ret, ret = TEST_FAILED;
+	char *buf = NULL;
+	size_t len = 0;
+	struct sheaf_tx tx;
+	void *o, *bad;
+	FILE *log;
+
+	vp = rte_sheaf_pool_create("handler_val", 256, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(vp, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	vsp = sheaf_pool_of(vp);
+	v = rte_zmalloc("handler_val_qsbr", rte_rcu_qsbr_get_memsize(1),
+		RTE_CACHE_LINE_SIZE);
+	if (v == NULL || rte_rcu_qsbr_init(v, 1) != 0 ||
+			rte_sheaf_rcu_attach(vp, v) != 0 ||
+			rte_mempool_get(vp, &o) != 0) {
+		printf("    FAILED: validated pool set-up\n");
+		goto out;
+	}
+	bad = RTE_PTR_ADD(o, 1);
+	rte_sheaf_stats_get(vp, &st0);
+	log = open_memstream(&buf, &len);
+	if (log == NULL) {
+		rte_mempool_put(vp, o);
+		goto out;
+	}
+	rte_openlog_stream(log);
+	/* The handler's view: its thread holds depot 0's lock. */
+	if (sheaf_depot_begin(&tx, vsp, 0, SHEAF_TX_shared_give, false) != 0) {
+		rte_openlog_stream(NULL);
+		fclose(log);
+		rte_mempool_put(vp, o);
+		goto out;
+	}
+	alarm(HANG_S);
+	put_ret = rte_mempool_ops_enqueue_bulk(vp, &bad, 1);
+	def_ret = rte_sheaf_free_deferred(vp, bad);
+	alarm(0);
+	sheaf_tx_end(&tx);
+	rte_openlog_stream(NULL);
+	fclose(log);
+	rte_sheaf_stats_get(vp, &st);
+	rte_mempool_put(vp, o);
+	printf("    logged: %s", buf != NULL && len != 0 ? buf : "(nothing)\n");
+	if (put_ret != -EINVAL || def_ret != -EINVAL)
+		printf("    FAILED: the handler's put %d, deferred free %d, expected -EINVAL\n",
+			put_ret, def_ret);
+	else if (st.count[RTE_SHEAF_STAT_FREE_INVALID] !=
+			st0.count[RTE_SHEAF_STAT_FREE_INVALID] + 2)
+		printf("    FAILED: free_invalid %" PRIu64 " -> %" PRIu64 ", expected 2 more\n",
+			st0.count[RTE_SHEAF_STAT_FREE_INVALID],
+			st.count[RTE_SHEAF_STAT_FREE_INVALID]);
+	else if (len != 0)
+		printf("    FAILED: a refusal logged from inside the handler's call\n");
+	else if (rte_mempool_avail_count(vp) != 256)
+		printf("    FAILED: validated pool not whole: %u of 256\n",
+			rte_mempool_avail_count(vp));
+	else
+		ret = TEST_SUCCESS;
+	free(buf);
+out:
+	rte_mempool_free(vp);
+	rte_free(v);
+	return ret;
+}
+
 static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_busy_slot_counts_reentrant),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_park_holding_depot),
@@ -683,6 +768,8 @@ static const struct sheaf_test_case cases[] = {
 		test_takeover_in_handler_logs_later),
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_takeover_in_fast_path_handler_logs_later),
+	SHEAF_TEST_CASE_ST(setup, teardown,
+		test_validate_refusal_in_handler_quiet),
 	SHEAF_TEST_CASES_END
 };
 

@@ -206,7 +206,7 @@ test_fresh_state(void)
 	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats get");
 	for (i = 0; i < RTE_SHEAF_STAT_MAX; i++)
 		SHEAF_TEST_ASSERT_INT(st.count[i], 0, rte_sheaf_stat_name(i));
-	/* As documented: lcores x (2 x capacity + 32). */
+	/* As documented: lcores x 2 x capacity_max (fixed here). */
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_stranded_max(pool),
 		rte_lcore_count() * 2 * CAP, "stranded max");
 	return TEST_SUCCESS;

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1270,6 +1271,125 @@ test_capacity_big_calls(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * Large calls now and then, small ones in between that the grown
+ * capacity serves fast: the capacity settles. Its thresholds were
+ * measured in different units until 2026-12-06 (a grow against the mean
+ * slow call, a shrink against the capacity): at 32 the small calls ran
+ * fast, the large ones alone made the flow look rare, it halved to 16,
+ * where the small calls were slow again, and it doubled back, every few
+ * cycles.
+ */
+static int
+test_capacity_settles(void)
+{
+	const unsigned int big = 1100, small = 24;
+	struct rte_sheaf_stats st;
+	unsigned int i, k;
+
+	objs = calloc(big, sizeof(*objs));
+	RTE_TEST_ASSERT_NOT_NULL(objs, "no memory");
+	SHEAF_TEST_CHECK(adapt_pool("sp_adapt_settle"));
+	for (k = 0; k < 200; k++) {
+		RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, objs, big),
+			"get %u", big);
+		for (i = 0; i < 50; i++) {
+			RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool,
+				objs + big - small, small), "get %u", small);
+			rte_mempool_put_bulk(pool, objs + big - small, small);
+		}
+		rte_mempool_put_bulk(pool, objs, big);
+	}
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats get");
+	printf("    grows %" PRIu64 ", shrinks %" PRIu64 ", capacity %d\n",
+		st.count[RTE_SHEAF_STAT_GROW], st.count[RTE_SHEAF_STAT_SHRINK],
+		rte_sheaf_lcore_capacity(pool, rte_lcore_id()));
+	RTE_TEST_ASSERT(st.count[RTE_SHEAF_STAT_GROW] +
+		st.count[RTE_SHEAF_STAT_SHRINK] <= 3,
+		"the capacity flaps: %" PRIu64 " grows, %" PRIu64 " shrinks",
+		st.count[RTE_SHEAF_STAT_GROW], st.count[RTE_SHEAF_STAT_SHRINK]);
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), 4095,
+		"objects back after the flows");
+	return TEST_SUCCESS;
+}
+
+struct shared_get {
+	unsigned int n;
+	void **o;
+	int ret;
+};
+
+/* A thread without an lcore id: the shared path's get. */
+static void *
+shared_get_thread(void *arg)
+{
+	struct shared_get *g = arg;
+
+	g->ret = rte_mempool_get_bulk(pool, g->o, g->n);
+	return NULL;
+}
+
+static uint64_t
+stat_now(enum rte_sheaf_stat k)
+{
+	struct rte_sheaf_stats st;
+
+	return rte_sheaf_stats_get(pool, &st) == 0 ? st.count[k] : UINT64_MAX;
+}
+
+/*
+ * A get that cannot be served puts back what it took: no object was
+ * handed out, so none is counted freed (free_slow), on an lcore's ladder
+ * or on the shared path of a thread without an lcore id. Until
+ * 2026-12-06 the shared path counted its put-back as freed.
+ */
+static int
+test_failed_get_not_freed(void)
+{
+	const unsigned int left = 100;
+	struct shared_get g = { .n = left + 50 };
+	uint64_t freed, fails;
+	pthread_t th;
+	unsigned int i;
+
+	objs = calloc(POOL_N, sizeof(*objs));
+	RTE_TEST_ASSERT_NOT_NULL(objs, "no memory");
+	pool = rte_sheaf_pool_create("sp_failed_get", POOL_N, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, NULL);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	for (i = 0; i < POOL_N - left; i += 5)
+		RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, objs + i,
+			5), "get at %u", i);
+	RTE_TEST_ASSERT(rte_sheaf_flush_lcore(pool) >= 0, "flush");
+	freed = stat_now(RTE_SHEAF_STAT_FREE_SLOW);
+	fails = stat_now(RTE_SHEAF_STAT_ALLOC_FAIL);
+
+	/* The lcore's ladder. */
+	SHEAF_TEST_ASSERT_INT(rte_mempool_get_bulk(pool, objs + i, left + 50),
+		-ENOBUFS, "the lcore's get of more than is left");
+	/* The shared path, which finds what is left in the shared tiers. */
+	RTE_TEST_ASSERT(rte_sheaf_flush_lcore(pool) >= 0, "flush");
+	g.o = objs + i;
+	RTE_TEST_ASSERT_SUCCESS(pthread_create(&th, NULL, shared_get_thread,
+		&g), "thread");
+	pthread_join(th, NULL);
+	SHEAF_TEST_ASSERT_INT(g.ret, -ENOBUFS,
+		"the shared path's get of more than is left");
+
+	SHEAF_TEST_ASSERT_INT(stat_now(RTE_SHEAF_STAT_ALLOC_FAIL), fails + 2,
+		"alloc_fail");
+	SHEAF_TEST_ASSERT_INT(stat_now(RTE_SHEAF_STAT_FREE_SLOW), freed,
+		"free_slow after two failed gets");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), left,
+		"objects left");
+	for (i = 0; i < POOL_N - left; i += 5)
+		rte_mempool_put_bulk(pool, objs + i, 5);
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"objects back");
+	return TEST_SUCCESS;
+}
+
 static int
 test_two_pools_apart(void)
 {
@@ -1341,6 +1461,8 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_stats_reset),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_two_pools_apart),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_capacity_adapts),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_capacity_settles),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_failed_get_not_freed),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_capacity_big_calls),
 	SHEAF_TEST_CASE(test_null_name),
 	SHEAF_TEST_CASES_END

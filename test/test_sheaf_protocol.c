@@ -497,6 +497,100 @@ test_busy_counts_fold(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A reset with fast counts pending stores minus them in the counter; the
+ * owner's next entry out of line stores busy without them, then folds
+ * them in. A reader in between (or after an owner that died there) read
+ * the counter as 2^64 minus the pending count until 2026-12-06: now 0.
+ */
+static int
+test_reset_never_below_zero(void)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	struct sheaf_slot *lc = &sp->slot[rte_lcore_id()];
+	struct rte_sheaf_stats st;
+	uint64_t b;
+	void *o[4];
+
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, o, 4), "get");
+	rte_mempool_put_bulk(pool, o, 4);
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, o, 4), "get");
+	rte_mempool_put_bulk(pool, o, 4);
+	b = __atomic_load_n(&lc->busy, __ATOMIC_RELAXED);
+	RTE_TEST_ASSERT(sheaf_busy_count(b, RTE_SHEAF_STAT_ALLOC_FAST) >= 4,
+		"busy 0x%" PRIx64 ": the fast gets not pending", b);
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_reset(pool), "reset");
+
+	/* The first half of an entry out of line: busy without the part. */
+	sheaf_slot_enter_at(lc, b & SHEAF_BUSY_BITS);
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats");
+	/* The second half, before any assert can leave the slot entered. */
+	sheaf_slot_fold(lc, b);
+	sheaf_slot_leave(lc);
+	RTE_TEST_ASSERT(st.count[RTE_SHEAF_STAT_ALLOC_FAST] <= 4 &&
+		st.count[RTE_SHEAF_STAT_FREE_FAST] <= 4,
+		"counters between the entry and its fold: alloc_fast %" PRIu64
+		", free_fast %" PRIu64 " (below zero, read unsigned)",
+		st.count[RTE_SHEAF_STAT_ALLOC_FAST],
+		st.count[RTE_SHEAF_STAT_FREE_FAST]);
+	RTE_TEST_ASSERT_SUCCESS(rte_sheaf_stats_get(pool, &st), "stats");
+	SHEAF_TEST_ASSERT_INT(st.count[RTE_SHEAF_STAT_ALLOC_FAST], 0,
+		"alloc_fast after the fold");
+	return TEST_SUCCESS;
+}
+
+/*
+ * rte_mempool_avail_count() reads the tiers one after the other while
+ * objects move: a put trade read half way (its full sheaf pushed to the
+ * barn, the slot's state word not yet stored) counts that sheaf twice.
+ * The state is made by hand: all objects free, main holding some, its
+ * sheaf pushed to the barn too. Until 2026-12-06 the count was the
+ * pool's size plus main's objects, and rte_mempool_in_use_count()
+ * wrapped around.
+ */
+static int
+test_count_never_above_size(void)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	struct sheaf_slot *lc = &sp->slot[rte_lcore_id()];
+	uint32_t idx, m, old_size, got;
+	unsigned int avail, in_use;
+	struct sheaf_tx tx;
+	uint64_t w;
+	void *o[8];
+
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, o, 8), "get");
+	rte_mempool_put_bulk(pool, o, 8);
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail before");
+	w = sheaf_pair_state(lc);
+	idx = sheaf_st_idx(w, SHEAF_MAIN);
+	m = sheaf_st_size(w, SHEAF_MAIN);
+	RTE_TEST_ASSERT(m > 0, "main holds nothing");
+	old_size = sheaf_at(sp, idx)->size;
+
+	RTE_TEST_ASSERT_SUCCESS(sheaf_barn_begin(&tx, sp, lc->barn,
+		SHEAF_TX_trade_put, false), "barn lock");
+	sheaf_barn_push_full(&tx, lc->barn, idx, m);
+	sheaf_tx_end(&tx);
+	avail = rte_mempool_avail_count(pool);
+	in_use = rte_mempool_in_use_count(pool);
+	/* Undone before the asserts. */
+	RTE_TEST_ASSERT_SUCCESS(sheaf_barn_begin(&tx, sp, lc->barn,
+		SHEAF_TX_trade_get, false), "barn lock");
+	got = sheaf_barn_pop_full(&tx, lc->barn);
+	sheaf_tx_end(&tx);
+	sheaf_at(sp, idx)->size = old_size;
+	SHEAF_TEST_ASSERT_INT(got, idx, "the sheaf popped back");
+
+	RTE_TEST_ASSERT(avail <= POOL_N && in_use <= POOL_N,
+		"half a trade: avail %u, in use %u, pool of %u",
+		avail, in_use, POOL_N);
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail after");
+	return TEST_SUCCESS;
+}
+
 /* On lcore 1: a get and a put (its slot claimed, if not yet). */
 static int
 get_put_worker(void *arg __rte_unused)
@@ -1290,6 +1384,8 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dry_look_ends_with_its_hold),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_refill_skip_once),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_busy_counts_fold),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_reset_never_below_zero),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_count_never_above_size),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_cut_record_counted),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_tx_loss_counted),
 	SHEAF_TEST_CASE_ST(setup, teardown,

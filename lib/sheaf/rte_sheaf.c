@@ -280,7 +280,8 @@ rte_sheaf_free_deferred_bulk(struct rte_mempool *mp, void * const *objs,
 		SHEAF_LOG(ERR, "pool %s: NULL object", mp->name);
 		return sheaf_fail(EINVAL);
 	}
-	if (sheaf_validate_on(sp) && sheaf_validate_put_all(sp, objs, n) < 0) {
+	if (sheaf_validate_on(sp) && sheaf_validate_put_all(sp, objs, n,
+			sheaf_call_inside()) < 0) {
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_FREE_INVALID, 1);
 		return sheaf_fail(EINVAL);
 	}

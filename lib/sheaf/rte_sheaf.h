@@ -79,10 +79,12 @@ struct rte_rcu_qsbr;
  * Each free (rte_mempool_put() and the ops enqueue, fast path included,
  * and rte_sheaf_free_deferred()) checks that each object belongs to the
  * pool, points at the start of an object, and is not in the pool already
- * (a double free). A refused object is logged by address, counted in
+ * (a double free). A refused object is logged by address (not from a
+ * signal handler that interrupted a call into a pool), counted in
  * RTE_SHEAF_STAT_FREE_INVALID and not stored: the pool stays intact. The
- * ops enqueue then returns -EINVAL; rte_sheaf_free_deferred() frees
- * nothing and returns -EINVAL.
+ * ops enqueue then returns -EINVAL; rte_sheaf_free_deferred_bulk()
+ * frees nothing and returns -EINVAL, logging the first object refused
+ * and counting one refusal per call, whatever the bulk holds.
  *
  * Costs a slab lookup and an atomic bit operation per object on every
  * get and put, which all take the out-of-line path; one bit per object.
@@ -211,9 +213,9 @@ struct rte_sheaf_config {
 	X(TAKEOVER, takeover, "Events: lcore slot taken over from a dead process") \
 	X(RECOVER, recover, "Events: a dead process's transaction undone, or its borrowed prefill sheaf taken back") \
 	X(LOST, lost, "Objects lost: freed by a signal handler with no room to park them, or cut off DPDK's mempool cache by a process that died before they reached the pool") \
-	X(FREE_INVALID, free_invalid, "Objects refused on free: foreign or double") \
+	X(FREE_INVALID, free_invalid, "Objects refused on free: foreign, misaligned or double (validate mode), or refused by the slabs") \
 	X(PREFILL, prefill, "Objects loaded into borrowed sheaves (prefill get and refill)") \
-	X(PREFILL_OVERSIZE, prefill_oversize, "Events: prefill above the capacity (an oversize sheaf)") \
+	X(PREFILL_OVERSIZE, prefill_oversize, "Events: prefill above capacity_max (an oversize sheaf)") \
 	X(PREFILL_FAIL, prefill_fail, "Events: prefill get or refill short of n, nothing taken") \
 	X(FREE_DEFERRED, free_deferred, "Objects freed deferred, to be reused after a grace period") \
 	X(DEFERRED_STAMP, deferred_stamp, "Events: deferred sheaf stamped with a QSBR token and queued") \
@@ -250,7 +252,7 @@ struct rte_sheaf_stats {
 	X(nb_sheaves, "Sheaves allocated for the pool") \
 	X(nb_lcores, "Lcores holding at least one object") \
 	X(in_slabs, "Objects free in slabs") \
-	X(in_barns, "Objects in barn full sheaves") \
+	X(in_barns, "Objects in barn full sheaves and sheaves in transit") \
 	X(barn_full, "Sheaves on barn full stacks") \
 	X(barn_empty, "Sheaves on barn empty stacks") \
 	X(in_lcores, "Objects in lcore sheaves") \
@@ -269,7 +271,7 @@ struct rte_sheaf_info {
 	uint32_t nb_sheaves;     /**< Sheaves allocated for the pool. */
 	uint32_t nb_lcores;      /**< Lcores holding at least one object. */
 	uint32_t in_slabs;       /**< Objects free in slabs. */
-	uint32_t in_barns;       /**< Objects in barn full sheaves. */
+	uint32_t in_barns;       /**< Objects in barn full sheaves and in transit. */
 	uint32_t barn_full;      /**< Sheaves on barn full stacks. */
 	uint32_t barn_empty;     /**< Sheaves on barn empty stacks. */
 	uint32_t in_lcores;      /**< Objects in lcore sheaves. */
@@ -606,11 +608,12 @@ struct rte_mbuf;
  *
  * Borrow a sheaf holding at least n objects of a sheaf pool.
  *
- * Up to the pool's sheaf capacity, a sheaf already holding objects is
- * taken whole where one is at hand (a barn's full sheaf, or the caller's
- * own spare or main), else an empty one is loaded, up to the capacity,
- * from the caller's sheaves, the barns, the slabs and idle lcores. Above
- * the capacity an oversize sheaf is used: one returned earlier that fits,
+ * Up to the pool's capacity_max (the size of its sheaves), a sheaf
+ * already holding objects is taken whole where one is at hand (a barn's
+ * full sheaf, or the caller's own spare or main), else an empty one is
+ * loaded, up to the caller's lcore capacity and at least n, from the
+ * caller's sheaves, the barns, the slabs and idle lcores. Above
+ * capacity_max an oversize sheaf is used: one returned earlier that fits,
  * else one allocated with rte_malloc (capacity rounded up to a power of
  * two), loaded with at least n objects, and beyond n with what the
  * caller's own lcore sheaves hold, up to its capacity (a refill that
@@ -675,8 +678,8 @@ int rte_sheaf_prefill_refill(struct rte_mempool *mp,
  * @warning
  * @b EXPERIMENTAL: this API may change without prior notice.
  *
- * Return a borrowed sheaf. A sheaf of the pool's capacity goes whole to
- * the barn while the barn is under its limit; otherwise its objects go
+ * Return a borrowed sheaf. One of the pool's own sheaves (not oversize)
+ * goes whole to the barn while the barn is under its limit; otherwise its objects go
  * to the caller's lcore sheaves, then to the slabs, and an oversize
  * sheaf is kept for the next oversize borrow. The handle is invalid
  * afterwards.

@@ -10,9 +10,10 @@
  *        full sheaves of the home barn -> refill main from the slabs,
  *        home depot first -> trade with the other sockets' barns ->
  *        reclaim other lcores' objects (sheaf_reclaim.h), then once more;
- *   put: swap with an empty spare -> trade the full main (and spare) for
- *        empty sheaves of the home barn, within its limit -> flush main
- *        to the slabs.
+ *   put: swap with an empty spare (first, with a spare that has room
+ *        for the whole put where main has not) -> trade the full main
+ *        (and spare) for empty sheaves of the home barn, within its
+ *        limit -> flush main to the slabs.
  * The pair of sheaves changes only through sheaf_pair.h; the ladder
  * decides which rung, not how.
  *
@@ -88,11 +89,14 @@ sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_slot *lc)
  * capacity, or the mean call of those slow entries when larger: calls
  * above the capacity (a mempool cache in front, refilling and flushing
  * a cache's worth) are slow at every call, once per call. Less
- * often than every SHEAF_ADAPT_SHRINK capacities it halves, down to the
- * pool's capacity. A random walk of bursts meets a sheaf's ends at a rate
- * that falls with the square of the capacity, so a doubling moves the
- * ratio by two at least: the gap between the thresholds keeps a capacity
- * from flapping. Owner only, out of line: no cost on the fast path, no
+ * often than every SHEAF_ADAPT_SHRINK units it halves, down to the
+ * pool's capacity. Both thresholds in the same unit: a shrink measured
+ * in capacities while calls larger than the capacity set the unit let
+ * a capacity that served the small calls fast halve, find them slow,
+ * and double back, over and over. A random walk of bursts meets a
+ * sheaf's ends at a rate that falls with the square of the capacity, so
+ * a doubling moves the ratio by two at least: the gap between the
+ * thresholds keeps a capacity from flapping. Owner only, out of line: no cost on the fast path, no
  * allocation (every sheaf has room for capacity_max).
  */
 #define SHEAF_ADAPT_EVERY 32
@@ -125,7 +129,7 @@ sheaf_lcore_adapt(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	lc->adapt_moved = moved;
 	if (per < SHEAF_ADAPT_GROW * unit)
 		next = RTE_MIN(2 * cap, sp->cfg.capacity_max);
-	else if (per != UINT64_MAX && per > (uint64_t)SHEAF_ADAPT_SHRINK * cap)
+	else if (per != UINT64_MAX && per > SHEAF_ADAPT_SHRINK * unit)
 		next = RTE_MAX(cap / 2, sp->cfg.capacity);
 	if (next == cap)
 		return;
@@ -246,7 +250,8 @@ sheaf_lcore_push_checked(struct sheaf_pool *sp, struct sheaf_slot *lc,
 {
 	void **at = sheaf_pair_cut_begin(lc, w, SHEAF_MAIN, objs, n, tlen,
 		left, "push_table.cut");
-	unsigned int k = sheaf_validate_put(sp, at, n, at);
+	/* A cache flush: never a handler's (sheaf_pool_put_other()). */
+	unsigned int k = sheaf_validate_put(sp, at, n, at, false);
 
 	if (k != n) {
 		/* Relaxed, in program order: see sheaf_pair_cut_begin(). */
@@ -267,13 +272,15 @@ sheaf_lcore_push_checked(struct sheaf_pool *sp, struct sheaf_slot *lc,
  * table objs when it is DPDK's cache of the caller's lcore
  * (sheaf_lcore_cache_flush()), else NULL. *refused (may be NULL when
  * tlen is): raised by every object refused, here or on the shared path.
+ * refused NULL: the objects of a failed get going back, not freed: the
+ * shared path does not count them either (FREE_SLOW).
  */
 static unsigned int
 sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void * const *objs, unsigned int n, bool reentered, uint32_t *tlen,
 	unsigned int *refused)
 {
-	unsigned int t, k, off = 0, bad;
+	unsigned int t, k, off = 0;
 	uint64_t w;
 
 	/*
@@ -320,9 +327,11 @@ sheaf_lcore_put_ladder(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	 * from the table's end: a flush of DPDK's cache is cut inside each
 	 * run's transaction (sheaf_shared_put()).
 	 */
-	bad = sheaf_shared_put(sp, objs, n, tlen);
-	if (refused != NULL)
-		*refused += bad;
+	if (refused == NULL) {
+		sheaf_shared_give(sp, objs, n);
+		return off + n;
+	}
+	*refused += sheaf_shared_put(sp, objs, n, tlen);
 	return off + n;
 }
 
@@ -680,6 +689,7 @@ sheaf_pool_put_other(struct sheaf_pool *sp, void * const *objs,
 {
 	void *ok[SHEAF_VALIDATE_BATCH];
 	unsigned int left, t, k, bad = 0;
+	bool handler;
 
 	if (likely(!sheaf_validate_on(sp)) || sheaf_slab_populating(sp)) {
 		sheaf_lcore_put_route(sp, objs, n);
@@ -693,14 +703,15 @@ sheaf_pool_put_other(struct sheaf_pool *sp, void * const *objs,
 	 * counts it lost (sheaf_lcore_push_checked(),
 	 * sheaf_shared_give_run()), its refusals counted there.
 	 */
-	t = sheaf_thread_self()->depth | sheaf_thread_self()->nb_held;
-	if (t == 0 && sheaf_lcore_cache_flush_any(sp, objs, n) != NULL) {
+	handler = sheaf_call_inside();
+	if (!handler && sheaf_lcore_cache_flush_any(sp, objs, n) != NULL) {
 		bad = sheaf_lcore_put_route(sp, objs, n);
 	} else {
 		/* Checked in batches, each copied to ok[], which moves. */
 		for (left = n; left > 0; left -= t) {
 			t = RTE_MIN(left, (unsigned int)SHEAF_VALIDATE_BATCH);
-			k = sheaf_validate_put(sp, objs + n - left, t, ok);
+			k = sheaf_validate_put(sp, objs + n - left, t, ok,
+				handler);
 			bad += t - k;
 			if (k != 0)
 				sheaf_lcore_put_route(sp, ok, k);

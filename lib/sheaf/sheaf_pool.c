@@ -302,7 +302,12 @@ sheaf_pool_alloc(struct rte_mempool *mp)
 	 * first use, not at load. */
 	sheaf_proc_mb_register();
 	sp->magic = SHEAF_POOL_MAGIC;
-	mp->pool_data = sp;
+	/*
+	 * Release: pairs with sheaf_pool_found()'s acquire in threads that
+	 * find the pool by name meanwhile (DPDK lists it from its creation,
+	 * before this populate): the state above is set up for them.
+	 */
+	__atomic_store_n(&mp->pool_data, sp, __ATOMIC_RELEASE);
 	SHEAF_LOG(DEBUG, "sheaf pool %s ready: capacity %u-%u, %u barns, barn limits %u full %u empty",
 		mp->name, sp->cfg.capacity, sp->cfg.capacity_max, sp->nb_nodes,
 		sp->cfg.barn_max_full,
@@ -326,20 +331,31 @@ sheaf_pool_free(struct rte_mempool *mp)
 
 	if (sp == NULL)
 		return;
-	mp->pool_data = NULL;
+	/* Relaxed: DPDK frees a pool only after unlinking it from its list
+	 * (under the tailq lock, which the finders take): none reads it. */
+	__atomic_store_n(&mp->pool_data, NULL, __ATOMIC_RELAXED);
 	sheaf_pool_release(sp);
 }
 
 unsigned int
 sheaf_pool_count(const struct rte_mempool *mp)
 {
-	const struct sheaf_pool *sp = sheaf_pool_of(mp);
+	const struct sheaf_pool *sp = sheaf_pool_found(mp);
+	uint64_t n;
 
 	/* Not populated yet (DPDK allocates at the first populate). */
 	if (sp == NULL)
 		return 0;
-	return sheaf_slab_count(sp) + sheaf_barn_count(sp) +
+	/*
+	 * The tiers are read one after the other while objects move
+	 * between them: a trade read half way (the barn after it, the
+	 * slot before) counts a sheaf twice. DPDK returns this count as
+	 * it is (no cache) and subtracts it from the size for the count
+	 * in use: never above the size.
+	 */
+	n = (uint64_t)sheaf_slab_count(sp) + sheaf_barn_count(sp) +
 		sheaf_pair_count_all(sp, NULL);
+	return (unsigned int)RTE_MIN(n, (uint64_t)mp->size);
 }
 
 int
@@ -388,6 +404,6 @@ sheaf_pool_valid(const struct rte_mempool *mp)
 
 	if (mp == NULL || !sheaf_pool_ops_ours(mp))
 		return false;
-	sp = sheaf_pool_of(mp);
+	sp = sheaf_pool_found(mp);
 	return sp != NULL && sp->magic == SHEAF_POOL_MAGIC;
 }

@@ -92,23 +92,9 @@ sheaf_prefill_fail(int err)
 	return -err;
 }
 
-/*
- * Whether the calling thread is inside a call into a pool or holds one
- * of its locks: a signal handler that interrupted one, which must not
- * log (rte_log() may reach syslog(), stdio). A handler that interrupted
- * code outside the pool cannot be told from the thread itself.
- */
-static bool
-sheaf_prefill_in_handler(void)
-{
-	const struct sheaf_thread *t = sheaf_thread_self();
-
-	return t->depth != 0 || t->nb_held != 0;
-}
-
 /* SHEAF_LOG, except from a signal handler inside a pool call. */
 #define SHEAF_PREFILL_LOG(level, ...) do { \
-	if (!sheaf_prefill_in_handler()) \
+	if (!sheaf_call_inside()) \
 		SHEAF_LOG(level, __VA_ARGS__); \
 } while (0)
 
@@ -248,7 +234,7 @@ sheaf_prefill_enter(struct sheaf_pool *sp, struct sheaf_prefill_ctx *c)
 	c->sp = sp;
 	c->lc = NULL;
 	/* Not logged: a handler must not log. */
-	if (sheaf_prefill_in_handler() || sheaf_slot_hold(sp, &c->lc) < 0)
+	if (sheaf_call_inside() || sheaf_slot_hold(sp, &c->lc) < 0)
 		return sheaf_prefill_fail(EBUSY);
 	c->home = sheaf_home_of(sp, c->lc);
 	sheaf_call_enter();

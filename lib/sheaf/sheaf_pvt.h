@@ -487,10 +487,29 @@ struct sheaf_pool {
 	struct sheaf_slot slot[RTE_MAX_LCORE];
 };
 
+/*
+ * The pool's state, from a thread that was given mp by the app's own
+ * hand-over after rte_sheaf_pool_create() (or DPDK's populate) returned:
+ * that hand-over orders the state's set-up before this load.
+ */
 static inline struct sheaf_pool *
 sheaf_pool_of(const struct rte_mempool *mp)
 {
 	return (struct sheaf_pool *)mp->pool_data;
+}
+
+/*
+ * The same, from a thread that may have found mp by itself while it is
+ * being populated (rte_mempool_lookup(), DPDK's mempool list: telemetry,
+ * a dump, rte_mempool_avail_count() of a pool found by name). Acquire:
+ * pairs with sheaf_pool_alloc()'s release of pool_data; the state read
+ * through it is the one set up before.
+ */
+static inline struct sheaf_pool *
+sheaf_pool_found(const struct rte_mempool *mp)
+{
+	return (struct sheaf_pool *)__atomic_load_n(&mp->pool_data,
+		__ATOMIC_ACQUIRE);
 }
 
 /* Arena sheaf number i. */
@@ -557,13 +576,19 @@ sheaf_busy_count(uint64_t b, enum rte_sheaf_stat id)
  * Counter id of slot lc: its word plus, for a fast counter, the part
  * pending in busy. Exact for the owner's thread; racy for any other (a
  * fold in between may count the part twice or not at all), as counters.
+ * A reset stores minus the pending part (sheaf_stats_reset_slot()): read
+ * between the owner's store of busy without it and its fold (or left so
+ * by an owner that died there), the sum is below zero; it reads 0 (no
+ * counter reaches 2^63).
  */
 static inline uint64_t
 sheaf_slot_count(const struct sheaf_slot *lc, enum rte_sheaf_stat id)
 {
-	return __atomic_load_n(&lc->stat[id], __ATOMIC_RELAXED) +
+	uint64_t c = __atomic_load_n(&lc->stat[id], __ATOMIC_RELAXED) +
 		sheaf_busy_count(__atomic_load_n(&lc->busy, __ATOMIC_RELAXED),
 			id);
+
+	return c > (uint64_t)INT64_MAX ? 0 : c;
 }
 
 /*

@@ -340,7 +340,8 @@ sheaf_shared_give_run(struct sheaf_pool *sp, uint32_t d, void * const *objs,
 		sheaf_cache_cut(c->tlen, (uint32_t)(objs - c->base));
 		if (sheaf_validate_on(sp)) {
 			RTE_ASSERT(n <= RTE_DIM(ok));
-			bad = n - sheaf_validate_put(sp, objs, n, ok);
+			/* A cache flush: never a handler's. */
+			bad = n - sheaf_validate_put(sp, objs, n, ok, false);
 			objs = ok;
 			n -= bad;
 			if (begun && bad != 0)
@@ -470,7 +471,8 @@ sheaf_shared_get(struct sheaf_pool *sp, void **objs, unsigned int n,
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_ALLOC_SLOW, n);
 		return 0;
 	}
-	sheaf_shared_put(sp, objs, got, NULL);
+	/* Back where they came from: not freed, not counted (FREE_SLOW). */
+	sheaf_shared_give(sp, objs, got);
 	sheaf_table_restore(&undo, objs, got);
 	sheaf_table_done(&undo);
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_ALLOC_FAIL, 1);

@@ -108,6 +108,22 @@ sheaf_call_reentered(void)
 }
 
 /*
+ * Before a call's brackets (a public entry): whether the calling thread
+ * is inside a call into a pool or holds one of its locks, so this call
+ * is a signal handler's that interrupted one. Such a call must not log
+ * (rte_log() may reach syslog() and stdio, whose locks the interrupted
+ * code may hold). A handler that interrupted code outside the pools
+ * cannot be told from the thread itself.
+ */
+static inline bool
+sheaf_call_inside(void)
+{
+	const struct sheaf_thread *t = sheaf_thread_self();
+
+	return t->depth != 0 || t->nb_held != 0 || t->fast_handler != 0;
+}
+
+/*
  * Inside a call's brackets, a route that found its thread's slot busy
  * with an inline call (sheaf_slot_hold()'s -EBUSY; not populate's own
  * frees): a signal handler, re-entered from here

@@ -70,8 +70,10 @@ sheaf_stats_sum(const struct sheaf_pool *sp, struct rte_sheaf_stats *st)
  * fold (the fields cleared from busy, then added to the counter with a
  * release) that lands in between fails the swap, and the next look reads
  * busy after the acquire that saw it. A counter the owner's plain store
- * overwrites right after keeps its old value: a lost reset, never a
- * negative count.
+ * overwrites right after keeps its old value: a lost reset. Between the
+ * owner's store of busy without its pending part and its fold, the
+ * counter is minus that part with nothing pending: sheaf_slot_count()
+ * reads 0 there.
  */
 static void
 sheaf_stats_reset_slot(struct sheaf_slot *v, enum rte_sheaf_stat k)

@@ -31,10 +31,13 @@
 #include "sheaf_slab.h"
 #include "sheaf_validate.h"
 
-/* The slab and bit of obj, or NULL after logging why it is refused. */
+/*
+ * The slab and bit of obj, or NULL after logging why it is refused (not
+ * logged when quiet: a signal handler's call).
+ */
 static struct sheaf_slab *
 sheaf_validate_find(const struct sheaf_pool *sp, const void *obj,
-	uint64_t *bit)
+	uint64_t *bit, bool quiet)
 {
 	struct sheaf_slab *s;
 	uintptr_t off;
@@ -45,6 +48,8 @@ sheaf_validate_find(const struct sheaf_pool *sp, const void *obj,
 		*bit = UINT64_C(1) << idx;
 		return s;
 	}
+	if (quiet)
+		return NULL;
 	if (off != 0)
 		SHEAF_LOG(ERR, "pool %s: %p is misaligned, %zu bytes into object %p, refused",
 			sp->mp->name, obj, (size_t)off,
@@ -55,17 +60,18 @@ sheaf_validate_find(const struct sheaf_pool *sp, const void *obj,
 	return NULL;
 }
 
-/* Mark obj in the pool; false, logged, if it was already. */
+/* Mark obj in the pool; false, logged unless quiet, if it was already. */
 static bool
 sheaf_validate_mark(const struct sheaf_pool *sp, struct sheaf_slab *s,
-	uint64_t bit, const void *obj)
+	uint64_t bit, const void *obj, bool quiet)
 {
 	/* Relaxed: see the file comment. */
 	if (likely(!(__atomic_fetch_or(&s->in_pool, bit, __ATOMIC_RELAXED) &
 			bit)))
 		return true;
-	SHEAF_LOG(ERR, "pool %s: double free of %p (already in the pool), refused",
-		sp->mp->name, obj);
+	if (!quiet)
+		SHEAF_LOG(ERR, "pool %s: double free of %p (already in the pool), refused",
+			sp->mp->name, obj);
 	return false;
 }
 
@@ -78,7 +84,7 @@ sheaf_validate_unmark(struct sheaf_slab *s, uint64_t bit)
 
 unsigned int
 sheaf_validate_put(struct sheaf_pool *sp, void * const *objs, unsigned int n,
-	void **ok)
+	void **ok, bool quiet)
 {
 	unsigned int i, k = 0;
 
@@ -86,8 +92,8 @@ sheaf_validate_put(struct sheaf_pool *sp, void * const *objs, unsigned int n,
 		struct sheaf_slab *s;
 		uint64_t bit;
 
-		s = sheaf_validate_find(sp, objs[i], &bit);
-		if (s != NULL && sheaf_validate_mark(sp, s, bit, objs[i]))
+		s = sheaf_validate_find(sp, objs[i], &bit, quiet);
+		if (s != NULL && sheaf_validate_mark(sp, s, bit, objs[i], quiet))
 			ok[k++] = objs[i];
 	}
 	return k;
@@ -95,23 +101,24 @@ sheaf_validate_put(struct sheaf_pool *sp, void * const *objs, unsigned int n,
 
 int
 sheaf_validate_put_all(struct sheaf_pool *sp, void * const *objs,
-	unsigned int n)
+	unsigned int n, bool quiet)
 {
 	unsigned int i, j;
 	uint64_t bit;
 
 	/* Lookups first: they change nothing. */
 	for (i = 0; i < n; i++)
-		if (sheaf_validate_find(sp, objs[i], &bit) == NULL)
+		if (sheaf_validate_find(sp, objs[i], &bit, quiet) == NULL)
 			return -EINVAL;
 	for (i = 0; i < n; i++) {
-		struct sheaf_slab *s = sheaf_validate_find(sp, objs[i], &bit);
+		struct sheaf_slab *s = sheaf_validate_find(sp, objs[i], &bit,
+			quiet);
 
-		if (sheaf_validate_mark(sp, s, bit, objs[i]))
+		if (sheaf_validate_mark(sp, s, bit, objs[i], quiet))
 			continue;
 		/* Undo this call's marks: each was clear before it. */
 		for (j = 0; j < i; j++) {
-			s = sheaf_validate_find(sp, objs[j], &bit);
+			s = sheaf_validate_find(sp, objs[j], &bit, quiet);
 			sheaf_validate_unmark(s, bit);
 		}
 		return -EINVAL;

@@ -8,8 +8,9 @@
  * Contract: dequeue is all-or-nothing, 0 or -ENOBUFS; enqueue succeeds
  * (0) but in validate mode, where it refuses the objects that are not
  * the pool's or are in it already, frees the others and returns -EINVAL
- * (DPDK's put ignores it: the log line and FREE_INVALID tell); get_count is exact when no lcore is inside the pool
- * (slabs + barns + lcore sheaves). Memory is sized by DPDK's default
+ * (DPDK's put ignores it: the log line and FREE_INVALID tell); get_count
+ * is slabs + barns + lcore sheaves, at most the pool's size, exact when
+ * no thread moves objects (inside the ops, a flush, prefill, deferred). Memory is sized by DPDK's default
  * calc_mem_size; populate cuts it into slabs.
  *
  * This file is built twice: into the plugin librte_mempool_sheaf.so for
