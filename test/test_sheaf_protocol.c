@@ -591,6 +591,84 @@ test_count_never_above_size(void)
 	return TEST_SUCCESS;
 }
 
+/* The caller's next slow entry is its adaptation's look: a get of more
+ * than two sheaves hold, then its put (a slow entry after the look). */
+static int
+adapt_look(struct rte_mempool *mp, struct sheaf_slot *lc)
+{
+	void *o[65];
+
+	lc->adapt_slow = 31;
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(mp, o, RTE_DIM(o)),
+		"get %u", (unsigned int)RTE_DIM(o));
+	rte_mempool_put_bulk(mp, o, RTE_DIM(o));
+	SHEAF_TEST_ASSERT_INT(lc->adapt_slow, 1, "slow entries after the look");
+	return TEST_SUCCESS;
+}
+
+static int
+balanced(struct rte_mempool *mp, unsigned int rounds)
+{
+	void *o[8];
+
+	while (rounds-- > 0) {
+		RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(mp, o, RTE_DIM(o)),
+			"balanced get");
+		rte_mempool_put_bulk(mp, o, RTE_DIM(o));
+	}
+	return TEST_SUCCESS;
+}
+
+/*
+ * Capacity adaptation across two stats resets: the first look after a
+ * reset sees a sum below the last and looks later, from a small base; a
+ * second reset before the next look brought the sum back above that base
+ * with only the objects since it, a rate far below the lcore's, and the
+ * capacity grew in a balanced flow. Until 2026-12-06 only a sum below the
+ * last told a reset; now the pool counts its resets.
+ */
+static int
+test_adapt_two_resets(void)
+{
+	static const struct rte_sheaf_config range = { .capacity = 16,
+		.capacity_max = 64 };
+	struct rte_mempool *mp;
+	struct sheaf_slot *lc;
+	int cap, ret = TEST_FAILED;
+
+	mp = rte_sheaf_pool_create("protocol_adapt", 4095, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0, &range);
+	RTE_TEST_ASSERT_NOT_NULL(mp, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	lc = &sheaf_pool_of(mp)->slot[rte_lcore_id()];
+	/* A look, with traffic behind it; then a reset and the next look
+	 * right after it (skipped: its sum is below, its base small). */
+	if (balanced(mp, 500) != 0 || adapt_look(mp, lc) != 0)
+		goto out;
+	rte_sheaf_stats_reset(mp);
+	if (adapt_look(mp, lc) != 0)
+		goto out;
+	/* The lcore's flow, balanced; a second reset shortly before the
+	 * next look. */
+	if (balanced(mp, 1000) != 0)
+		goto out;
+	rte_sheaf_stats_reset(mp);
+	if (balanced(mp, 40) != 0 || adapt_look(mp, lc) != 0)
+		goto out;
+	cap = rte_sheaf_lcore_capacity(mp, rte_lcore_id());
+	if (cap != 16)
+		printf("    FAILED: capacity %d after a balanced flow and two resets, expected 16\n",
+			cap);
+	else if (rte_mempool_avail_count(mp) != 4095)
+		printf("    FAILED: %u objects of 4095 back\n",
+			rte_mempool_avail_count(mp));
+	else
+		ret = TEST_SUCCESS;
+out:
+	rte_mempool_free(mp);
+	return ret;
+}
+
 /* On lcore 1: a get and a put (its slot claimed, if not yet). */
 static int
 get_put_worker(void *arg __rte_unused)
@@ -1386,6 +1464,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_busy_counts_fold),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_reset_never_below_zero),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_count_never_above_size),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_adapt_two_resets),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_cut_record_counted),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_tx_loss_counted),
 	SHEAF_TEST_CASE_ST(setup, teardown,

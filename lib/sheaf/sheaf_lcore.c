@@ -107,7 +107,7 @@ static void
 sheaf_lcore_adapt(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	unsigned int n)
 {
-	uint32_t cap = lc->capacity, next = cap;
+	uint32_t cap = lc->capacity, next = cap, resets;
 	uint64_t moved, per, unit;
 
 	if (sp->cfg.capacity == sp->cfg.capacity_max)
@@ -119,14 +119,21 @@ sheaf_lcore_adapt(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	unit = RTE_MAX((uint64_t)cap, lc->adapt_calls / SHEAF_ADAPT_EVERY);
 	lc->adapt_slow = 0;
 	lc->adapt_calls = 0;
+	/* Acquire: pairs with sheaf_stats_reset()'s release. */
+	resets = __atomic_load_n(&sp->stats_resets, __ATOMIC_ACQUIRE);
 	moved = sheaf_slot_count(lc, RTE_SHEAF_STAT_ALLOC_FAST) +
 		sheaf_slot_count(lc, RTE_SHEAF_STAT_FREE_FAST) +
 		sheaf_slot_stat(lc, RTE_SHEAF_STAT_ALLOC_SLOW) +
 		sheaf_slot_stat(lc, RTE_SHEAF_STAT_FREE_SLOW);
-	/* Counters reset meanwhile (rte_sheaf_stats_reset()): look later. */
-	per = moved >= lc->adapt_moved ?
+	/*
+	 * Counters reset meanwhile (rte_sheaf_stats_reset()): look later.
+	 * A reset whose count this look does not see yet may have zeroed
+	 * some counters: a sum below the last one tells that part.
+	 */
+	per = moved >= lc->adapt_moved && resets == lc->adapt_resets ?
 		(moved - lc->adapt_moved) / SHEAF_ADAPT_EVERY : UINT64_MAX;
 	lc->adapt_moved = moved;
+	lc->adapt_resets = resets;
 	if (per < SHEAF_ADAPT_GROW * unit)
 		next = RTE_MIN(2 * cap, sp->cfg.capacity_max);
 	else if (per != UINT64_MAX && per > SHEAF_ADAPT_SHRINK * unit)

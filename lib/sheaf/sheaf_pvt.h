@@ -339,6 +339,7 @@ struct sheaf_slot {
 	uint32_t adapt_slow;   /* slow entries since the last look */
 	uint64_t adapt_moved;  /* objects moved at the last look */
 	uint64_t adapt_calls;  /* objects those entries' calls asked for */
+	uint32_t adapt_resets; /* the pool's stats_resets at the last look */
 	/* A reclaim found the pool dry (sheaf_reclaim.c); owner, plain. */
 	uint64_t dry_tsc;      /* when, on this thread's TSC */
 	uint64_t dry_have;     /* what the others and the tiers held then */
@@ -458,6 +459,12 @@ struct sheaf_pool {
 
 	/* Counters of callers without a slot; relaxed atomics. */
 	uint64_t shared_stat[RTE_SHEAF_STAT_MAX] __rte_cache_aligned;
+	/*
+	 * rte_sheaf_stats_reset() calls, raised with release after each
+	 * has zeroed the counters; an owner's adaptation reads it with
+	 * acquire (sheaf_lcore_adapt()).
+	 */
+	uint32_t stats_resets;
 	/*
 	 * Prefill (sheaf_lend.h): oversize sheaves lent, a list under barn
 	 * 0's lock, and how many; those returned, kept for the next oversize

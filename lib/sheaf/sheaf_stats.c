@@ -100,6 +100,9 @@ sheaf_stats_reset(struct sheaf_pool *sp)
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		for (k = 0; k < RTE_SHEAF_STAT_MAX; k++)
 			sheaf_stats_reset_slot(&sp->slot[i], k);
+	/* Release: pairs with sheaf_lcore_adapt()'s acquire; an owner
+	 * that sees this reset sees the counters it zeroed. */
+	__atomic_fetch_add(&sp->stats_resets, 1, __ATOMIC_RELEASE);
 }
 
 const char *
