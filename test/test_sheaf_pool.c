@@ -1313,6 +1313,86 @@ test_capacity_settles(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * An app populating a pool chunk by chunk (rte_mempool_populate_iova()):
+ * a chunk too small for one object adds nothing and returns 0, as DPDK's
+ * contract says and its populate_default() relies on for the pieces of
+ * a memzone split at IOVA breaks; a chunk's objects get their IOVA at
+ * their offset in it. Until 2026-12-06 the first such call failed with
+ * -ENOMEM (tables grown by no slab: rte_realloc of 0 bytes), and DPDK
+ * then kept the empty chunk and its populate_default() failed.
+ */
+static int
+test_populate_by_chunks(void)
+{
+	const unsigned int n = 64;
+	const rte_iova_t fake = 0x40000000;
+	size_t stride, big;
+	char *tiny, *chunk, *chunk2;
+	unsigned int i;
+	int ret;
+
+	pool = rte_mempool_create_empty("sp_chunks", n, 2048, 0, 0,
+		SOCKET_ID_ANY, RTE_MEMPOOL_F_NO_IOVA_CONTIG);
+	RTE_TEST_ASSERT_NOT_NULL(pool, "create empty: got NULL");
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_set_ops_byname(pool,
+		RTE_SHEAF_OPS_NAME, NULL), "set ops: failed");
+	stride = pool->header_size + pool->elt_size + pool->trailer_size;
+	big = (n / 2) * stride;
+	tiny = rte_malloc("sp_chunks_tiny", 1024, 0);
+	chunk = rte_malloc("sp_chunks_big", big, 0);
+	objs = calloc(n, sizeof(*objs));
+	if (tiny == NULL || chunk == NULL || objs == NULL) {
+		rte_free(tiny);
+		rte_free(chunk);
+		RTE_TEST_ASSERT(false, "no memory");
+	}
+	ret = rte_mempool_populate_iova(pool, tiny, RTE_BAD_IOVA, 1024, NULL,
+		NULL);
+	rte_free(tiny);
+	if (ret != 0 || pool->nb_mem_chunks != 0) {
+		rte_free(chunk);
+		RTE_TEST_ASSERT(false,
+			"a chunk smaller than an object: got %d, %u chunks kept, expected 0 and none",
+			ret, pool->nb_mem_chunks);
+	}
+	ret = rte_mempool_populate_iova(pool, chunk, fake, big, NULL, NULL);
+	if (ret != (int)(n / 2)) {
+		rte_free(chunk);
+		RTE_TEST_ASSERT(false, "a chunk of %u objects: got %d", n / 2,
+			ret);
+	}
+	/* The rest in a second chunk, no IOVA. */
+	chunk2 = rte_malloc("sp_chunks_big2", big, 0);
+	ret = chunk2 == NULL ? -ENOMEM : rte_mempool_populate_iova(pool,
+		chunk2, RTE_BAD_IOVA, big, NULL, NULL);
+	if (ret != (int)(n / 2)) {
+		rte_mempool_free(pool);
+		pool = NULL;
+		rte_free(chunk);
+		rte_free(chunk2);
+		RTE_TEST_ASSERT(false, "the second chunk: got %d", ret);
+	}
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), n, "avail");
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, objs, n), "get all");
+	for (i = 0; i < n; i++) {
+		char *o = objs[i];
+
+		if (o < chunk || o >= chunk + big)
+			continue;
+		SHEAF_TEST_ASSERT_INT(rte_mempool_virt2iova(o),
+			fake + (rte_iova_t)(o - chunk), "object's IOVA");
+	}
+	SHEAF_TEST_ASSERT_INT(pool->populated_size, n, "populated size");
+	rte_mempool_put_bulk(pool, objs, n);
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), n, "avail after");
+	rte_mempool_free(pool);
+	pool = NULL;
+	rte_free(chunk);
+	rte_free(chunk2);
+	return TEST_SUCCESS;
+}
+
 struct shared_get {
 	unsigned int n;
 	void **o;
@@ -1463,6 +1543,7 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_capacity_adapts),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_capacity_settles),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_failed_get_not_freed),
+	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_populate_by_chunks),
 	SHEAF_TEST_CASE_ST(NULL, case_teardown, test_capacity_big_calls),
 	SHEAF_TEST_CASE(test_null_name),
 	SHEAF_TEST_CASES_END

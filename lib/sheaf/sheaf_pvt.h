@@ -446,6 +446,7 @@ struct sheaf_pool {
 	struct sheaf_slab *slabs;
 	uint32_t *slab_by_addr;    /* slab indexes sorted by base address */
 	uint32_t nb_slabs;
+	uint32_t slabs_room;       /* entries allocated in both tables */
 
 	/* Slots ever claimed (bit per lcore id); atomic OR, racy reads. */
 	uint64_t claimed[(RTE_MAX_LCORE + 63) / 64];

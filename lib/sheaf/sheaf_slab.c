@@ -389,13 +389,18 @@ sheaf_slab_find(const struct sheaf_pool *sp, const void *obj, uint32_t *idx,
 	return (struct sheaf_slab *)(uintptr_t)s;
 }
 
-/* Objects laid out by the populate in progress, in the order laid. */
+/*
+ * Objects laid out by the populate in progress, in the order laid, in
+ * the chunk at va (iova).
+ */
 struct sheaf_layout {
 	void **obj;
 	unsigned int n;
 	unsigned int max;
-	rte_mempool_populate_obj_cb_t *cb; /* DPDK's callback, chained */
+	rte_mempool_populate_obj_cb_t *cb; /* DPDK's callback, replayed */
 	void *cb_arg;
+	char *va;
+	rte_iova_t iova;
 };
 
 bool
@@ -404,17 +409,37 @@ sheaf_slab_populating(const struct sheaf_pool *sp)
 	return sheaf_thread_self()->populating == sp;
 }
 
-/* The populate helper's object callback: record, then DPDK's own. */
+/*
+ * The populate helper's object callback: record only. DPDK's own (which
+ * adds the object to the pool's list and size) is called for each once
+ * the slabs are cut (sheaf_layout_replay()): a populate that fails
+ * leaves DPDK counting none of its objects.
+ */
 static void
 sheaf_slab_record(struct rte_mempool *mp, void *arg, void *obj,
 	rte_iova_t iova)
 {
 	struct sheaf_layout *l = arg;
 
+	RTE_SET_USED(mp);
+	RTE_SET_USED(iova);
 	if (l->n < l->max)
 		l->obj[l->n++] = obj;
-	if (l->cb != NULL)
-		l->cb(mp, l->cb_arg, obj, iova);
+}
+
+/* DPDK's object callback for each object laid out, as its helper makes
+ * it: the object's IOVA at the same offset in the chunk as its address. */
+static void
+sheaf_layout_replay(struct rte_mempool *mp, const struct sheaf_layout *l)
+{
+	unsigned int i;
+
+	if (l->cb == NULL)
+		return;
+	for (i = 0; i < l->n; i++)
+		l->cb(mp, l->cb_arg, l->obj[i], l->iova == RTE_BAD_IOVA ?
+			RTE_BAD_IOVA :
+			l->iova + (rte_iova_t)((char *)l->obj[i] - l->va));
 }
 
 /* Depot (socket) of the memory at addr. */
@@ -482,12 +507,20 @@ sheaf_layout_count_slabs(const struct sheaf_layout *l, uintptr_t stride)
 	return nb;
 }
 
+/*
+ * Room for more slabs in both tables, doubled when it grows (DPDK may
+ * populate one page at a time: IOVA runs in PA mode).
+ */
 static int
 sheaf_slab_grow(struct sheaf_pool *sp, uint32_t more)
 {
 	uint32_t nb = sp->nb_slabs + more;
 	struct sheaf_slab *slabs;
 	uint32_t *order;
+
+	if (nb <= sp->slabs_room)
+		return 0;
+	nb = RTE_MAX(nb, RTE_MIN(2 * sp->slabs_room, UINT32_MAX / 2));
 
 	slabs = rte_realloc_socket(sp->slabs, nb * sizeof(*slabs),
 		RTE_CACHE_LINE_SIZE, sp->mp->socket_id);
@@ -499,6 +532,7 @@ sheaf_slab_grow(struct sheaf_pool *sp, uint32_t more)
 	if (order == NULL)
 		return -ENOMEM;
 	sp->slab_by_addr = order;
+	sp->slabs_room = nb;
 	return 0;
 }
 
@@ -603,20 +637,23 @@ sheaf_slab_populate(struct rte_mempool *mp, unsigned int max_objs,
 {
 	struct sheaf_pool *sp = sheaf_pool_of(mp);
 	uintptr_t stride = mp->header_size + mp->elt_size + mp->trailer_size;
-	struct sheaf_layout l = { .n = 0, .max = max_objs, .cb = obj_cb,
-		.cb_arg = obj_cb_arg };
+	struct sheaf_layout l = { .n = 0, .cb = obj_cb, .cb_arg = obj_cb_arg,
+		.va = vaddr, .iova = iova };
 	uint32_t nb_new;
 	int ret;
 
-	if (max_objs == 0)
+	/* The helper lays out no more than the chunk holds. */
+	l.max = (unsigned int)RTE_MIN((size_t)max_objs, len / stride + 1);
+	if (l.max == 0)
 		return 0;
-	l.obj = malloc(max_objs * sizeof(*l.obj));
+	l.obj = malloc(l.max * sizeof(*l.obj));
 	if (l.obj == NULL) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	ret = sheaf_slab_layout(mp, &l, vaddr, iova, len);
-	if (ret < 0)
+	/* Room for no object: DPDK's contract is 0 (it drops the chunk). */
+	if (ret <= 0)
 		goto out;
 	if (l.n != (unsigned int)ret) {
 		SHEAF_LOG(ERR, "pool %s: %d objects laid out, %u recorded",
@@ -632,6 +669,7 @@ sheaf_slab_populate(struct rte_mempool *mp, unsigned int max_objs,
 		goto out;
 	}
 	sheaf_layout_cut(sp, &l, stride, nb_new);
+	sheaf_layout_replay(mp, &l);
 	ret = l.n;
 out:
 	free(l.obj);
@@ -650,6 +688,7 @@ sheaf_slab_release(struct sheaf_pool *sp)
 	sp->slabs = NULL;
 	sp->slab_by_addr = NULL;
 	sp->nb_slabs = 0;
+	sp->slabs_room = 0;
 	if (sp->depot == NULL)
 		return;
 	for (d = 0; d < sp->nb_nodes; d++)
