@@ -267,8 +267,92 @@ test_many_lcores_conserve(void)
 	return TEST_SKIPPED;
 }
 
+/*
+ * DPDK's mempool_perf_autotest, in short: a pool without cache sized to
+ * what each lcore keeps plus a cache's worth, lcores x (keep + 512) - 1
+ * (DPDK 23.11's MAX_KEEP and RTE_MEMPOOL_CACHE_MAX_SIZE), default sheaf
+ * configuration; every lcore at once takes keep objects in bulks, then
+ * puts them back, over and over, and stops at the first failed get. The
+ * pool holds what they keep, with room to spare: a get must never fail,
+ * whatever their sheaves hold meanwhile.
+ */
+#define BUDGET_KEEP 512
+#define BUDGET_CACHE 512
+
+static struct rte_mempool *budget_pool;
+static uint32_t budget_failed; /* atomic: lcores whose get failed */
+static uint32_t budget_keep;   /* atomic: objects kept in this round */
+
+static int
+budget_worker(void *arg __rte_unused)
+{
+	static const unsigned int bulks[] = { 1, 4, 32 };
+	void *o[BUDGET_KEEP];
+	unsigned int keep = __atomic_load_n(&budget_keep, __ATOMIC_ACQUIRE);
+	unsigned int i, k, b, r;
+	double end = lc_now() + 0.2;
+
+	for (r = 0; lc_now() < end; r++) {
+		b = bulks[r % RTE_DIM(bulks)];
+		for (i = 0; i < keep; i += b) {
+			if (rte_mempool_get_bulk(budget_pool, &o[i], b) == 0)
+				continue;
+			__atomic_fetch_add(&budget_failed, 1,
+				__ATOMIC_RELAXED);
+			for (k = 0; k < i; k += b)
+				rte_mempool_put_bulk(budget_pool, &o[k], b);
+			return -1;
+		}
+		for (i = 0; i < keep; i += b)
+			rte_mempool_put_bulk(budget_pool, &o[i], b);
+	}
+	return 0;
+}
+
+static int
+test_kept_within_budget(void)
+{
+	static const unsigned int keeps[] = { 32, 128, BUDGET_KEEP };
+	unsigned int n = rte_lcore_count() * (BUDGET_KEEP + BUDGET_CACHE) - 1;
+	unsigned int j, lost;
+	int ret = TEST_SUCCESS;
+
+	budget_pool = rte_mempool_create_empty("lc_budget", n, POOL_ELT, 0, 0,
+		SOCKET_ID_ANY, 0);
+	RTE_TEST_ASSERT_NOT_NULL(budget_pool, "create empty: got NULL");
+	if (rte_mempool_set_ops_byname(budget_pool, RTE_SHEAF_OPS_NAME,
+			NULL) != 0 ||
+			rte_mempool_populate_default(budget_pool) != (int)n) {
+		rte_mempool_free(budget_pool);
+		RTE_TEST_ASSERT(false, "set ops and populate");
+	}
+	budget_failed = 0;
+	for (j = 0; j < RTE_DIM(keeps) && ret == TEST_SUCCESS; j++) {
+		__atomic_store_n(&budget_keep, keeps[j], __ATOMIC_RELEASE);
+		rte_eal_mp_remote_launch(budget_worker, NULL, CALL_MAIN);
+		rte_eal_mp_wait_lcore();
+		lost = __atomic_load_n(&budget_failed, __ATOMIC_RELAXED);
+		if (lost != 0) {
+			printf("    FAILED: %u lcores' gets failed keeping %u each (pool of %u, stranded at most %d)\n",
+				lost, keeps[j], n,
+				rte_sheaf_stranded_max(budget_pool));
+			rte_sheaf_dump(stdout, budget_pool);
+			ret = TEST_FAILED;
+		}
+	}
+	if (ret == TEST_SUCCESS && rte_mempool_avail_count(budget_pool) != n) {
+		printf("    FAILED: %u objects of %u back\n",
+			rte_mempool_avail_count(budget_pool), n);
+		ret = TEST_FAILED;
+	}
+	rte_mempool_free(budget_pool);
+	budget_pool = NULL;
+	return ret;
+}
+
 static const struct sheaf_test_case lc_cases[] = {
 	SHEAF_TEST_CASE_ST(lc_setup, lc_teardown, test_many_lcores_conserve),
+	SHEAF_TEST_CASE_ST(NULL, NULL, test_kept_within_budget),
 	SHEAF_TEST_CASES_END
 };
 

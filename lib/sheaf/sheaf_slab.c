@@ -599,7 +599,10 @@ sheaf_layout_cut(struct sheaf_pool *sp, const struct sheaf_layout *l,
 			sp->slabs[s->next].prev = id;
 		dp->bucket[k] = id;
 		dp->nonempty |= UINT64_C(1) << k;
-		dp->nb_free += s->nb_objs;
+		/* Relaxed: get_count and telemetry may read it meanwhile
+		 * (sheaf_slab_count(), a racy count). */
+		__atomic_store_n(&dp->nb_free, dp->nb_free + s->nb_objs,
+			__ATOMIC_RELAXED);
 	}
 	sheaf_slab_index(sp, first, nb_new);
 }
