@@ -679,10 +679,10 @@ int rte_sheaf_prefill_refill(struct rte_mempool *mp,
  * @b EXPERIMENTAL: this API may change without prior notice.
  *
  * Return a borrowed sheaf. One of the pool's own sheaves (not oversize)
- * goes whole to the barn while the barn is under its limit; otherwise its objects go
- * to the caller's lcore sheaves, then to the slabs, and an oversize
- * sheaf is kept for the next oversize borrow. The handle is invalid
- * afterwards.
+ * goes whole to the barn while the barn is under its limit; otherwise
+ * its objects go to the caller's lcore sheaves, then to the slabs, and
+ * an oversize sheaf is kept for the next oversize borrow. The handle is
+ * invalid afterwards.
  *
  * MT-safe for distinct sheaves.
  * Lcore: as rte_sheaf_prefill_get().

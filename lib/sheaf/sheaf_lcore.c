@@ -96,8 +96,9 @@ sheaf_lcore_flush(struct sheaf_pool *sp, struct sheaf_slot *lc)
  * and double back, over and over. A random walk of bursts meets a
  * sheaf's ends at a rate that falls with the square of the capacity, so
  * a doubling moves the ratio by two at least: the gap between the
- * thresholds keeps a capacity from flapping. Owner only, out of line: no cost on the fast path, no
- * allocation (every sheaf has room for capacity_max).
+ * thresholds keeps a capacity from flapping. Owner only, out of line: no
+ * cost on the fast path, no allocation (every sheaf has room for
+ * capacity_max).
  */
 #define SHEAF_ADAPT_EVERY 32
 #define SHEAF_ADAPT_GROW 2

@@ -520,7 +520,8 @@ sheaf_slab_grow(struct sheaf_pool *sp, uint32_t more)
 
 	if (nb <= sp->slabs_room)
 		return 0;
-	nb = RTE_MAX(nb, RTE_MIN(2 * sp->slabs_room, UINT32_MAX / 2));
+	nb = (uint32_t)RTE_MAX((uint64_t)nb,
+		RTE_MIN(2 * (uint64_t)sp->slabs_room, (uint64_t)UINT32_MAX / 2));
 
 	slabs = rte_realloc_socket(sp->slabs, nb * sizeof(*slabs),
 		RTE_CACHE_LINE_SIZE, sp->mp->socket_id);

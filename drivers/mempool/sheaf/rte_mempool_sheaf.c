@@ -10,8 +10,9 @@
  * the pool's or are in it already, frees the others and returns -EINVAL
  * (DPDK's put ignores it: the log line and FREE_INVALID tell); get_count
  * is slabs + barns + lcore sheaves, at most the pool's size, exact when
- * no thread moves objects (inside the ops, a flush, prefill, deferred). Memory is sized by DPDK's default
- * calc_mem_size; populate cuts it into slabs.
+ * no thread moves objects (inside the ops, a flush, prefill, deferred).
+ * Memory is sized by DPDK's default calc_mem_size; populate cuts it into
+ * slabs.
  *
  * This file is built twice: into the plugin librte_mempool_sheaf.so for
  * -d, and into librte_sheaf so that linking the library is enough.
