@@ -245,6 +245,14 @@ sheaf_pool_layout_check(void)
 	/* The fast path's words, in the slot's first line. */
 	RTE_BUILD_BUG_ON(offsetof(struct sheaf_slot, dcache) +
 		sizeof(void **) > RTE_CACHE_LINE_MIN_SIZE);
+	/*
+	 * Slots in pairs of lines: each slot's first line opens a 128-byte
+	 * pair, which CPUs' adjacent-line prefetchers fetch together, so
+	 * no lcore's fast line shares a pair with another slot's last line
+	 * (a slot of 9 lines, tried on 2026-12-06: local sheaf:0 2% slower,
+	 * three interleaved pairs).
+	 */
+	RTE_BUILD_BUG_ON(sizeof(struct sheaf_slot) % 128 != 0);
 	/* A fast call adds at most a sheaf's count to a field short of
 	 * full (sheaf_pvt.h). */
 	RTE_BUILD_BUG_ON(SHEAF_SIZE_BITS >= 30);

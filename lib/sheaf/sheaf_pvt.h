@@ -337,9 +337,9 @@ struct sheaf_slot {
 	uint32_t home;
 	/* Capacity adaptation (sheaf_lcore.c); owner, plain. */
 	uint32_t adapt_slow;   /* slow entries since the last look */
+	uint32_t adapt_resets; /* the pool's stats_resets at the last look */
 	uint64_t adapt_moved;  /* objects moved at the last look */
 	uint64_t adapt_calls;  /* objects those entries' calls asked for */
-	uint32_t adapt_resets; /* the pool's stats_resets at the last look */
 	/* A reclaim found the pool dry (sheaf_reclaim.c); owner, plain. */
 	uint64_t dry_tsc;      /* when, on this thread's TSC */
 	uint64_t dry_have;     /* what the others and the tiers held then */
