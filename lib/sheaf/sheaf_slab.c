@@ -245,6 +245,21 @@ sheaf_depot_take(struct sheaf_tx *tx, uint32_t d, void **objs,
 	return got;
 }
 
+/*
+ * Whether the calling thread's call is a signal handler's inside another
+ * call of the thread (out of line: depth above 1; or the inline fast
+ * path: sheaf_call_handler_begin()): the slabs' refusals are counted by
+ * the caller, not logged (rte_log() may reach syslog() and stdio, which
+ * the interrupted call may be inside).
+ */
+static bool
+sheaf_slab_quiet(void)
+{
+	const struct sheaf_thread *t = sheaf_thread_self();
+
+	return t->depth > 1 || t->fast_handler != 0;
+}
+
 unsigned int
 sheaf_depot_put(struct sheaf_tx *tx, uint32_t d, void * const *objs,
 	unsigned int n)
@@ -262,8 +277,9 @@ sheaf_depot_put(struct sheaf_tx *tx, uint32_t d, void * const *objs,
 		RTE_ASSERT(s != NULL && s->depot == d);
 		bit = UINT64_C(1) << idx;
 		if (s->free_mask & bit) {
-			SHEAF_LOG(ERR, "pool %s: double free of %p, refused",
-				tx->sp->mp->name, objs[i]);
+			if (!sheaf_slab_quiet())
+				SHEAF_LOG(ERR, "pool %s: double free of %p, refused",
+					tx->sp->mp->name, objs[i]);
 			bad++;
 			continue;
 		}
@@ -351,6 +367,8 @@ sheaf_slab_log_foreign(const struct sheaf_pool *sp, void * const *objs,
 	uintptr_t off;
 	uint32_t idx;
 
+	if (sheaf_slab_quiet())
+		return;
 	for (i = 0; i < n; i++) {
 		if (sheaf_slab_find(sp, objs[i], &idx, &off) == NULL && off != 0)
 			SHEAF_LOG(ERR, "pool %s: %p is misaligned, %zu bytes into object %p, refused",

@@ -119,7 +119,8 @@ unsigned int sheaf_depot_flush_counted(struct sheaf_pool *sp,
 	void * const *objs, uint32_t *size, enum sheaf_tx_kind kind,
 	unsigned int *bad);
 
-/* Log pointers refused as no objects of the pool. */
+/* Log pointers refused as no objects of the pool (not from a signal
+ * handler's call inside another: sheaf_slab_quiet()). */
 void sheaf_slab_log_foreign(const struct sheaf_pool *sp, void * const *objs,
 	unsigned int n);
 
