@@ -43,6 +43,7 @@
 #include "sheaf_pair.h"
 #include "sheaf_proc.h"
 #include "sheaf_reclaim.h"
+#include "sheaf_shared.h"
 #include "sheaf_slot.h"
 #include "sheaf_tx.h"
 
@@ -1414,6 +1415,146 @@ test_flush_keeps_worker_result(void)
 }
 
 /*
+ * rte_sheaf_flush() while another lcore holds a slot (a thief's mark,
+ * here this test's own, which stays): lcore 1's, whose flush is launched
+ * on it, and the caller's own. Neither can be flushed before the mark
+ * goes: each counts pending. Until 2026-12-06 the flush that could not
+ * hold its slot went on without it and reported it flushed (0, with the
+ * objects still there).
+ */
+static int
+test_flush_marked_slot_pending(void)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	struct sheaf_slot *self = &sp->slot[rte_lcore_id()];
+	struct sheaf_slot *v = &sp->slot[1];
+	int ret1, ret0;
+	void *o[8];
+
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(fill_worker, NULL, 1),
+		"launch on lcore 1");
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_wait_lcore(1), "lcore 1's fill");
+	RTE_TEST_ASSERT(sheaf_pair_count(v) != 0, "lcore 1 holds nothing");
+	RTE_TEST_ASSERT(sheaf_slot_mark(sp, v), "mark lcore 1's slot");
+	ret1 = rte_sheaf_flush(pool);
+	sheaf_slot_unmark(v);
+
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, o, RTE_DIM(o)),
+		"get");
+	rte_mempool_put_bulk(pool, o, RTE_DIM(o));
+	RTE_TEST_ASSERT(sheaf_pair_count(self) != 0, "our slot holds nothing");
+	RTE_TEST_ASSERT(sheaf_slot_mark(sp, self), "mark our slot");
+	ret0 = rte_sheaf_flush(pool);
+	sheaf_slot_unmark(self);
+
+	RTE_TEST_ASSERT(ret1 > 0 || sheaf_pair_count(v) == 0,
+		"lcore 1's slot held by a thief: flush %d with %u objects there",
+		ret1, sheaf_pair_count(v));
+	RTE_TEST_ASSERT(ret0 > 0 || sheaf_pair_count(self) == 0,
+		"our slot held by a thief: flush %d with %u objects there",
+		ret0, sheaf_pair_count(self));
+	/* The mark gone, a flush empties both. */
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_flush(pool), 0, "flush after");
+	SHEAF_TEST_ASSERT_INT(sheaf_pair_count(v) + sheaf_pair_count(self), 0,
+		"objects in the slots after");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail count");
+	return TEST_SUCCESS;
+}
+
+static uint32_t prefill_stop; /* atomic */
+
+/* On lcore 1: objects into its sheaves, then prefill calls only. */
+static int
+prefill_only_worker(void *arg __rte_unused)
+{
+	struct rte_sheaf_prefill *pf;
+
+	if (fill_worker(NULL) != 0)
+		return -1;
+	while (!__atomic_load_n(&prefill_stop, __ATOMIC_ACQUIRE)) {
+		pf = rte_sheaf_prefill_get(pool, 1);
+		if (pf != NULL && rte_sheaf_prefill_put(pool, pf) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * An lcore whose only pool calls are prefill calls answers a flush's
+ * request (its activity moves, so it is never idle: it must serve).
+ * Until 2026-12-06 prefill calls served no request: the flush waited to
+ * its deadline and returned 1.
+ */
+static int
+test_prefill_lcore_serves_flush(void)
+{
+	int ret;
+
+	prefill_stop = 0;
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(prefill_only_worker,
+		NULL, 1), "launch on lcore 1");
+	rte_delay_ms(5);
+	ret = rte_sheaf_flush(pool);
+	__atomic_store_n(&prefill_stop, 1, __ATOMIC_RELEASE);
+	SHEAF_TEST_ASSERT_INT(rte_eal_wait_lcore(1), 0, "lcore 1's loop");
+	SHEAF_TEST_ASSERT_INT(ret, 0, "flush with lcore 1 in prefill calls");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_flush(pool), 0, "flush after");
+	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
+		"avail count");
+	return TEST_SUCCESS;
+}
+
+/*
+ * A flush from a signal handler inside a pool call (here: inside a call
+ * made by hand) is refused with -EBUSY and does nothing; one that
+ * answers a request left at its slot acknowledges it. Until 2026-12-06
+ * a handler whose thread held no lock ran the whole flush and its
+ * result said all was flushed; a flush of the lcore's own left its
+ * requests to the next get or put.
+ */
+static int
+flush_lcore_worker(void *arg)
+{
+	uint32_t *gen = arg;
+	struct sheaf_slot *v = &sheaf_pool_of(pool)->slot[1];
+
+	if (fill_worker(NULL) != 0)
+		return -1;
+	*gen = sheaf_slot_request(v, SHEAF_REQ_DRAIN);
+	return rte_sheaf_flush_lcore(pool) < 0 ? -1 : 0;
+}
+
+static int
+test_flush_in_handler_refused(void)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	int ret, ret_lcore;
+	uint32_t gen = 0;
+	void *o[8];
+
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, o, RTE_DIM(o)),
+		"get");
+	rte_mempool_put_bulk(pool, o, RTE_DIM(o));
+	sheaf_call_enter();
+	ret = rte_sheaf_flush(pool);
+	ret_lcore = rte_sheaf_flush_lcore(pool);
+	sheaf_call_leave(sp);
+	SHEAF_TEST_ASSERT_INT(ret, -EBUSY, "flush from a handler");
+	SHEAF_TEST_ASSERT_INT(ret_lcore, -EBUSY, "flush_lcore from a handler");
+	RTE_TEST_ASSERT(sheaf_pair_count(&sp->slot[rte_lcore_id()]) != 0,
+		"the handler's flush emptied the slot");
+
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(flush_lcore_worker, &gen,
+		1), "launch on lcore 1");
+	SHEAF_TEST_ASSERT_INT(rte_eal_wait_lcore(1), 0, "lcore 1's flush");
+	RTE_TEST_ASSERT(sheaf_slot_is_served(&sp->slot[1], SHEAF_REQ_DRAIN,
+		gen), "a drain request left at lcore 1's slot after its flush");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_flush(pool), 0, "flush after");
+	return TEST_SUCCESS;
+}
+
+/*
  * A slot's activity, as thieves judge idleness by it, changes with every
  * call of its owner: here four fast gets pending in the busy word, then
  * a put out of line (its fold moves the four to the counter, and it
@@ -1477,6 +1618,9 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_handle_moved_process),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_handle_moved_from_dead_load),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_flush_keeps_worker_result),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_flush_marked_slot_pending),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_prefill_lcore_serves_flush),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_flush_in_handler_refused),
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_activity_moves_with_every_call),
 	SHEAF_TEST_CASES_END

@@ -114,15 +114,33 @@ rte_sheaf_pktmbuf_pool_create(const char *name, unsigned int n,
 	return mp;
 }
 
+/*
+ * A flush from a signal handler inside a call of its thread: refused,
+ * not logged (it would wait, launch, take slots over and log). Until
+ * 2026-12-06 only a handler whose thread held a lock was refused, with
+ * 0 ("all flushed").
+ */
+static int
+sheaf_flush_refused(void)
+{
+	if (!sheaf_call_inside())
+		return 0;
+	rte_errno = EBUSY;
+	return -EBUSY;
+}
+
 int
 rte_sheaf_flush_lcore(struct rte_mempool *mp)
 {
+	bool pending;
 	int n;
 
 	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
+	if (sheaf_flush_refused() < 0)
+		return -EBUSY;
 	sheaf_call_enter();
-	n = sheaf_flush_self(sheaf_pool_of(mp));
+	n = sheaf_flush_self(sheaf_pool_of(mp), &pending);
 	sheaf_call_leave(sheaf_pool_of(mp));
 	return n;
 }
@@ -134,6 +152,8 @@ rte_sheaf_flush(struct rte_mempool *mp)
 
 	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
+	if (sheaf_flush_refused() < 0)
+		return -EBUSY;
 	sheaf_call_enter();
 	n = sheaf_flush_all(sheaf_pool_of(mp));
 	sheaf_call_leave(sheaf_pool_of(mp));

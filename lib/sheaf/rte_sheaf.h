@@ -375,10 +375,14 @@ struct rte_mempool *rte_sheaf_pktmbuf_pool_create(const char *name,
  * @b EXPERIMENTAL: this API may change without prior notice.
  *
  * Return the calling lcore's sheaves and the barns' full sheaves to the
- * slabs.
+ * slabs. Requests other lcores left at the caller's slot (drain, give,
+ * a barrier's stamp) are answered. While another lcore holds the
+ * caller's slot (taking from it as idle), waits for it, up to three idle
+ * times and a membarrier interval.
  *
  * MT-safe.
- * Lcore: any; a thread without an lcore id flushes the barns only.
+ * Lcore: any; a thread without an lcore id flushes the barns only; not
+ * from a signal handler inside the pool (-EBUSY).
  *
  * @param mp
  *   A sheaf pool.
@@ -386,6 +390,8 @@ struct rte_mempool *rte_sheaf_pktmbuf_pool_create(const char *name,
  *   Objects moved to the slabs (>= 0), or a negative errno, also in
  *   rte_errno:
  *   - -EINVAL: mp is not a sheaf pool.
+ *   - -EBUSY: from a signal handler that interrupted a call into a sheaf
+ *     pool on its thread: nothing done, not logged.
  */
 __rte_experimental
 int rte_sheaf_flush_lcore(struct rte_mempool *mp);
@@ -407,14 +413,17 @@ int rte_sheaf_flush_lcore(struct rte_mempool *mp);
  *
  * MT-safe, but must not run concurrently with another remote launch on
  * the same lcores.
- * Lcore: any; not from a signal handler inside the pool (does nothing).
+ * Lcore: any; not from a signal handler inside the pool (-EBUSY).
  *
  * @param mp
  *   A sheaf pool.
  * @return
  *   The number of lcores whose flush is still pending (>= 0; 0 when all
- *   sheaves are back), or a negative errno, also in rte_errno:
+ *   sheaves are back; the caller's own counts when another lcore held
+ *   its slot to the end), or a negative errno, also in rte_errno:
  *   - -EINVAL: mp is not a sheaf pool.
+ *   - -EBUSY: from a signal handler that interrupted a call into a sheaf
+ *     pool on its thread: nothing done, not logged.
  */
 __rte_experimental
 int rte_sheaf_flush(struct rte_mempool *mp);

@@ -21,6 +21,13 @@
 #include "sheaf_reclaim.h"
 #include "sheaf_shared.h"
 
+/* As long as an allocation would wait (sheaf_reclaim.h). */
+static uint64_t
+sheaf_flush_wait_ns(const struct sheaf_pool *sp)
+{
+	return 3 * sp->tun.idle_ns + sp->tun.membarrier_ns;
+}
+
 /* The barns into the slabs. */
 static unsigned int
 sheaf_flush_barns(struct sheaf_pool *sp)
@@ -42,25 +49,45 @@ sheaf_flush_barns(struct sheaf_pool *sp)
 }
 
 unsigned int
-sheaf_flush_self(struct sheaf_pool *sp)
+sheaf_flush_self(struct sheaf_pool *sp, bool *pending)
 {
-	struct sheaf_slot *lc;
-	unsigned int n = 0;
+	uint64_t deadline = sheaf_clock_ns() + sheaf_flush_wait_ns(sp);
+	struct sheaf_slot *self = sheaf_slot_of(sp), *lc;
+	unsigned int n = 0, polls = 0;
 
-	/* From a signal handler inside the pool: nothing. */
-	if (sheaf_thread_self()->nb_held != 0 || sheaf_slot_hold(sp, &lc) < 0)
-		return 0;
+	*pending = false;
+	/*
+	 * A thief holding our own slot (taking from it as idle, stamping
+	 * it for a barrier) lets go of it soon: wait for it, as long as an
+	 * allocation would. Until 2026-12-06 the flush went on without the
+	 * slot and reported it flushed.
+	 */
+	while (sheaf_slot_hold(sp, &lc) == 0 && lc == NULL && self != NULL &&
+			sheaf_slot_ours(self)) {
+		if (sheaf_clock_ns() >= deadline) {
+			*pending = true;
+			break;
+		}
+		sheaf_wait_pause(polls++);
+	}
 	if (lc != NULL) {
 		n = sheaf_lcore_flush(sp, lc);
+		/* Requests left at the gate: answered, as the next call would
+		 * (their askers need not wait for it). */
+		sheaf_lcore_serve(sp, lc, 0);
 		sheaf_slot_leave(lc);
 	}
 	return n + sheaf_flush_barns(sp);
 }
 
-/* A flush launched on a worker, and what its last function returned. */
+/*
+ * A flush launched on a worker, what its last function returned, and
+ * whether its slot's flush is still pending.
+ */
 struct sheaf_flush_launch {
 	struct sheaf_pool *sp;
 	int ret;
+	bool pending;
 };
 
 /*
@@ -70,17 +97,17 @@ struct sheaf_flush_launch {
 static int
 sheaf_flush_remote(void *arg)
 {
-	const struct sheaf_flush_launch *f = arg;
+	struct sheaf_flush_launch *f = arg;
 
-	sheaf_flush_self(f->sp);
+	sheaf_flush_self(f->sp, &f->pending);
 	return f->ret;
 }
 
 /*
  * An idle EAL worker lcore of this process flushes itself when the main
  * lcore launches the flush on it (SLUB queues work on each CPU): true
- * when done that way. Until 2026-12-06 the launch replaced the result
- * of the worker's last function with its own.
+ * when done that way (its slot flushed). Until 2026-12-06 the launch
+ * replaced the result of the worker's last function with its own.
  */
 static bool
 sheaf_flush_launch(struct sheaf_pool *sp, unsigned int i)
@@ -96,8 +123,9 @@ sheaf_flush_launch(struct sheaf_pool *sp, unsigned int i)
 	f.ret = rte_eal_wait_lcore(i);
 	if (rte_eal_remote_launch(sheaf_flush_remote, &f, i) != 0)
 		return false;
+	/* The launch's return orders the worker's writes to f before. */
 	rte_eal_wait_lcore(i);
-	return true;
+	return !f.pending;
 }
 
 unsigned int
@@ -108,13 +136,13 @@ sheaf_flush_all(struct sheaf_pool *sp)
 	unsigned int i, left, polls = 0;
 	struct sheaf_ask ask;
 	uint64_t deadline;
+	bool pending;
 
-	if (sheaf_thread_self()->nb_held != 0)
-		return 0;
-	sheaf_flush_self(sp);
+	sheaf_flush_self(sp, &pending);
 	/*
 	 * The slot of our lcore id was flushed above when this process owns
-	 * it; another process's is asked like any other.
+	 * it (or a thief held it to the end: counted pending); another
+	 * process's is asked like any other.
 	 */
 	if (self != NULL && !sheaf_slot_ours(self))
 		self = NULL;
@@ -132,9 +160,7 @@ sheaf_flush_all(struct sheaf_pool *sp)
 					__ATOMIC_RELAXED) != 0) &&
 				!sheaf_flush_launch(sp, i))
 			sheaf_slot_set_add(&want, i);
-	/* As long as an allocation would wait (sheaf_reclaim.h). */
-	deadline = sheaf_clock_ns() + 3 * sp->tun.idle_ns +
-		sp->tun.membarrier_ns;
+	deadline = sheaf_clock_ns() + sheaf_flush_wait_ns(sp);
 	sheaf_ask_start(&ask, sp, &want, SHEAF_REQ_DRAIN, 0,
 		sheaf_reclaim_drain, NULL);
 	while ((left = sheaf_ask_poll(&ask)) != 0 &&
@@ -143,5 +169,5 @@ sheaf_flush_all(struct sheaf_pool *sp)
 	if (ask.moved != 0)
 		sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_REMOTE_TAKE, ask.moved);
 	sheaf_flush_barns(sp);
-	return left;
+	return left + (pending ? 1 : 0);
 }

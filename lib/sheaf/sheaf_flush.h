@@ -11,10 +11,17 @@
  * and the barns, into the slabs.
  */
 
+#include <stdbool.h>
+
 #include "sheaf_pvt.h"
 
-/* The caller's sheaves and the barns: objects moved to the slabs. */
-unsigned int sheaf_flush_self(struct sheaf_pool *sp);
+/*
+ * The caller's sheaves and the barns: objects moved to the slabs.
+ * *pending: the caller's slot was held by a thief for as long as an
+ * allocation waits, not flushed. Not from a signal handler inside the
+ * pool (rte_sheaf.c refuses those calls).
+ */
+unsigned int sheaf_flush_self(struct sheaf_pool *sp, bool *pending);
 
 /* Everyone's: the lcores whose sheaves are still not back. */
 unsigned int sheaf_flush_all(struct sheaf_pool *sp);

@@ -51,6 +51,7 @@
 #include <rte_mbuf.h>
 
 #include "sheaf_barn.h"
+#include "sheaf_lcore.h"
 #include "sheaf_lend.h"
 #include "sheaf_pair.h"
 #include "sheaf_pool.h"
@@ -238,6 +239,14 @@ sheaf_prefill_enter(struct sheaf_pool *sp, struct sheaf_prefill_ctx *c)
 		return sheaf_prefill_fail(EBUSY);
 	c->home = sheaf_home_of(sp, c->lc);
 	sheaf_call_enter();
+	/*
+	 * The owner answers the requests at its gate at each call out of
+	 * line, prefill's too: an lcore whose only calls are prefill calls
+	 * (its activity moving: never idle) left a flush or a reclaim
+	 * waiting for it to its deadline until 2026-12-06.
+	 */
+	if (c->lc != NULL)
+		sheaf_lcore_serve(sp, c->lc, 0);
 	return 0;
 }
 
