@@ -114,21 +114,6 @@ rte_sheaf_pktmbuf_pool_create(const char *name, unsigned int n,
 	return mp;
 }
 
-/*
- * A flush from a signal handler inside a call of its thread: refused,
- * not logged (it would wait, launch, take slots over and log). Until
- * 2026-12-06 only a handler whose thread held a lock was refused, with
- * 0 ("all flushed").
- */
-static int
-sheaf_flush_refused(void)
-{
-	if (!sheaf_call_inside())
-		return 0;
-	rte_errno = EBUSY;
-	return -EBUSY;
-}
-
 int
 rte_sheaf_flush_lcore(struct rte_mempool *mp)
 {
@@ -137,8 +122,14 @@ rte_sheaf_flush_lcore(struct rte_mempool *mp)
 
 	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
-	if (sheaf_flush_refused() < 0)
-		return -EBUSY;
+	/*
+	 * From a signal handler inside a call of its thread: refused, not
+	 * logged (a flush waits, launches, takes slots over and logs).
+	 * Until 2026-12-06 only a handler whose thread held a lock was
+	 * refused, with 0 ("all flushed"). As rte_sheaf_flush().
+	 */
+	if (sheaf_call_inside())
+		return sheaf_fail(EBUSY);
 	sheaf_call_enter();
 	n = sheaf_flush_self(sheaf_pool_of(mp), &pending);
 	sheaf_call_leave(sheaf_pool_of(mp));
@@ -152,8 +143,8 @@ rte_sheaf_flush(struct rte_mempool *mp)
 
 	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
-	if (sheaf_flush_refused() < 0)
-		return -EBUSY;
+	if (sheaf_call_inside())
+		return sheaf_fail(EBUSY);
 	sheaf_call_enter();
 	n = sheaf_flush_all(sheaf_pool_of(mp));
 	sheaf_call_leave(sheaf_pool_of(mp));

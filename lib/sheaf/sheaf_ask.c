@@ -207,3 +207,20 @@ sheaf_ask_poll(struct sheaf_ask *a)
 		left += (unsigned int)__builtin_popcountll(a->pending.bits[w]);
 	return left;
 }
+
+int
+sheaf_ask_hold_own(struct sheaf_pool *sp, struct sheaf_slot **held,
+	uint64_t deadline)
+{
+	struct sheaf_slot *self = sheaf_slot_of(sp);
+	unsigned int polls = 0;
+	int ret;
+
+	while ((ret = sheaf_slot_hold(sp, held)) == 0 && *held == NULL &&
+			self != NULL && sheaf_slot_ours(self)) {
+		if (sheaf_clock_ns() >= deadline)
+			return -ETIMEDOUT;
+		sheaf_wait_pause(polls++);
+	}
+	return ret;
+}

@@ -96,6 +96,16 @@ unsigned int sheaf_ask_served(struct sheaf_ask *a);
 bool sheaf_ask_unreachable(const struct sheaf_ask *a, uint64_t now,
 	uint64_t idle_ns);
 
+/*
+ * Hold the caller's own slot (sheaf_slot_hold()), waiting until deadline
+ * (CLOCK_MONOTONIC ns) while a thief holds it (a remote take, a
+ * barrier's stamp: it lets go soon). 0 with *held set (NULL: no slot of
+ * ours), -ETIMEDOUT when the thief still holds it, -EBUSY from a signal
+ * handler whose thread is inside the fast path.
+ */
+int sheaf_ask_hold_own(struct sheaf_pool *sp, struct sheaf_slot **held,
+	uint64_t deadline);
+
 /* Polls of a wait that pause before it yields instead (sheaf_wait_pause()). */
 #define SHEAF_WAIT_SPINS 128
 

@@ -693,18 +693,12 @@ int
 sheaf_deferred_barrier(struct sheaf_pool *sp)
 {
 	uint64_t deadline = sheaf_clock_ns() + sp->tun.barrier_ns, t;
-	unsigned int polls = 0;
+	unsigned int polls;
 	struct sheaf_slot *lc;
 	int ret;
 
 	/* A thief holding the caller's own slot lets go of it soon. */
-	while ((ret = sheaf_slot_hold(sp, &lc)) == 0 && lc == NULL &&
-			sheaf_slot_of(sp) != NULL &&
-			sheaf_slot_ours(sheaf_slot_of(sp))) {
-		if (sheaf_clock_ns() >= deadline)
-			return -ETIMEDOUT;
-		sheaf_wait_pause(polls++);
-	}
+	ret = sheaf_ask_hold_own(sp, &lc, deadline);
 	if (ret < 0)
 		return ret;
 	if (lc != NULL) {

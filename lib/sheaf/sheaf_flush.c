@@ -8,6 +8,8 @@
  * time and is flushed by the caller (sheaf_ask.h).
  */
 
+#include <errno.h>
+
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
@@ -51,25 +53,17 @@ sheaf_flush_barns(struct sheaf_pool *sp)
 unsigned int
 sheaf_flush_self(struct sheaf_pool *sp, bool *pending)
 {
-	uint64_t deadline = sheaf_clock_ns() + sheaf_flush_wait_ns(sp);
-	struct sheaf_slot *self = sheaf_slot_of(sp), *lc;
-	unsigned int n = 0, polls = 0;
+	struct sheaf_slot *lc;
+	unsigned int n = 0;
 
-	*pending = false;
 	/*
 	 * A thief holding our own slot (taking from it as idle, stamping
 	 * it for a barrier) lets go of it soon: wait for it, as long as an
 	 * allocation would. Until 2026-12-06 the flush went on without the
 	 * slot and reported it flushed.
 	 */
-	while (sheaf_slot_hold(sp, &lc) == 0 && lc == NULL && self != NULL &&
-			sheaf_slot_ours(self)) {
-		if (sheaf_clock_ns() >= deadline) {
-			*pending = true;
-			break;
-		}
-		sheaf_wait_pause(polls++);
-	}
+	*pending = sheaf_ask_hold_own(sp, &lc, sheaf_clock_ns() +
+		sheaf_flush_wait_ns(sp)) == -ETIMEDOUT;
 	if (lc != NULL) {
 		n = sheaf_lcore_flush(sp, lc);
 		/* Requests left at the gate: answered, as the next call would
