@@ -1774,11 +1774,25 @@ round_check(const struct round *r, struct take *t, struct dead *d)
 	static const char * const losing[] = {
 		"prefill.load", "prefill.give"
 	};
+	/*
+	 * A first (and only) death at these points, reached by the main
+	 * thread's get (a slot's ladder: neither the thread without an
+	 * lcore id nor a handler reaches it), has nothing of that call in
+	 * hand: it is not in flight. Until 2026-12-06 a get's ladder kept
+	 * what it had got in the caller's table while its reclaim waited.
+	 */
+	static const char * const whole[] = { "get.reclaim" };
+	struct dead e;
 	uint64_t lost_seen = 0;
 	unsigned int i;
 
 	dead_sum(r->nb, d);
-	if (take_all(t) < 0 || check_count(t, POOL_N, d, &lost_seen, 0) < 0)
+	e = *d;
+	for (i = 0; i < RTE_DIM(whole); i++)
+		if (r->nb == 1 && strcmp(r->st[0].point, whole[i]) == 0)
+			e.inflight -= RTE_MIN(e.inflight,
+				ctl->rec[0].inflight[0]);
+	if (take_all(t) < 0 || check_count(t, POOL_N, &e, &lost_seen, 0) < 0)
 		return -1;
 	for (i = 0; i < RTE_DIM(losing); i++)
 		if (strcmp(r->st[0].point, losing[i]) == 0 && lost_seen == 0) {

@@ -215,7 +215,7 @@ struct rte_sheaf_config {
 	X(LOST, lost, "Objects lost: freed by a signal handler with no room to park them, or cut off DPDK's mempool cache by a process that died before they reached the pool") \
 	X(FREE_INVALID, free_invalid, "Objects refused on free: foreign, misaligned or double (validate mode), or refused by the slabs") \
 	X(PREFILL, prefill, "Objects loaded into borrowed sheaves (prefill get and refill)") \
-	X(PREFILL_OVERSIZE, prefill_oversize, "Events: prefill above capacity_max (an oversize sheaf)") \
+	X(PREFILL_OVERSIZE, prefill_oversize, "Events: prefill above capacity_max: an oversize sheaf sought (counted when its load then fails too)") \
 	X(PREFILL_FAIL, prefill_fail, "Events: prefill get or refill short of n, nothing taken") \
 	X(FREE_DEFERRED, free_deferred, "Objects freed deferred, to be reused after a grace period") \
 	X(DEFERRED_STAMP, deferred_stamp, "Events: deferred sheaf stamped with a QSBR token and queued") \
@@ -678,6 +678,8 @@ struct rte_sheaf_prefill *rte_sheaf_prefill_get(struct rte_mempool *mp,
  *     it was and still borrowed.
  *   - -EBUSY: called from a signal handler inside the pool, its
  *     arguments valid (not logged).
+ *   - -EAGAIN: *pfp was moved from another process, and /proc cannot
+ *     tell whether that process has ended (rte_sheaf_prefill_alloc()).
  */
 __rte_experimental
 int rte_sheaf_prefill_refill(struct rte_mempool *mp,
@@ -709,6 +711,8 @@ int rte_sheaf_prefill_refill(struct rte_mempool *mp,
  *     refused until that sheaf has been lent 65536 times since.
  *   - -EBUSY: called from a signal handler inside the pool, its
  *     arguments valid (not logged).
+ *   - -EAGAIN: pf was moved from another process, and /proc cannot
+ *     tell whether that process has ended (rte_sheaf_prefill_alloc()).
  */
 __rte_experimental
 int rte_sheaf_prefill_put(struct rte_mempool *mp,
@@ -747,8 +751,8 @@ int rte_sheaf_prefill_size(const struct rte_sheaf_prefill *pf);
  * borrower has ended, its unfinished calls are undone first and what
  * they lost is logged, as a recovery does).
  * Lcore: any thread, signal handlers included, but not on a sheaf the
- * interrupted code may be using, nor for that first use of a handle
- * moved from another process.
+ * interrupted code may be using; that first use of a handle moved from
+ * another process is refused to a handler inside a pool call (-EBUSY).
  *
  * @param pf
  *   A borrowed sheaf.
@@ -758,6 +762,13 @@ int rte_sheaf_prefill_size(const struct rte_sheaf_prefill *pf);
  *   0, or a negative errno, also in rte_errno:
  *   - -ENOBUFS: the sheaf is empty.
  *   - -EINVAL: pf or obj is NULL, or pf is not a borrowed sheaf.
+ *   - -EBUSY: the first use of a handle moved from another process, made
+ *     by a signal handler that interrupted a call into a pool (not
+ *     logged).
+ *   - -EAGAIN: the first use of a handle moved from another process,
+ *     when /proc cannot tell whether that process has ended (no file
+ *     descriptor left, hidepid): its unfinished calls cannot be told
+ *     from a live one's. Try again.
  */
 __rte_experimental
 int rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj);
@@ -774,8 +785,8 @@ int rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj);
  * borrower has ended, its unfinished calls are undone first and what
  * they lost is logged, as a recovery does).
  * Lcore: any thread, signal handlers included, but not on a sheaf the
- * interrupted code may be using, nor for that first use of a handle
- * moved from another process.
+ * interrupted code may be using; that first use of a handle moved from
+ * another process is refused to a handler inside a pool call (-EBUSY).
  *
  * @param pf
  *   A borrowed sheaf.
@@ -787,6 +798,13 @@ int rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj);
  *   0, or a negative errno, also in rte_errno; on error nothing is taken:
  *   - -ENOBUFS: the sheaf holds fewer than n objects.
  *   - -EINVAL: pf is NULL or not a borrowed sheaf, or objs is NULL.
+ *   - -EBUSY: the first use of a handle moved from another process, made
+ *     by a signal handler that interrupted a call into a pool (not
+ *     logged).
+ *   - -EAGAIN: the first use of a handle moved from another process,
+ *     when /proc cannot tell whether that process has ended (no file
+ *     descriptor left, hidepid): its unfinished calls cannot be told
+ *     from a live one's. Try again.
  */
 __rte_experimental
 int rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
@@ -806,8 +824,8 @@ int rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
  * borrower has ended, its unfinished calls are undone first and what
  * they lost is logged, as a recovery does).
  * Lcore: any thread, signal handlers included, but not on a sheaf the
- * interrupted code may be using, nor for that first use of a handle
- * moved from another process.
+ * interrupted code may be using; that first use of a handle moved from
+ * another process is refused to a handler inside a pool call (-EBUSY).
  *
  * @param pf
  *   A sheaf borrowed from a pktmbuf pool.
@@ -820,6 +838,13 @@ int rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
  *   - -ENOBUFS: the sheaf holds fewer than n objects.
  *   - -EINVAL: pf is NULL or not a borrowed sheaf, its pool is not a
  *     pktmbuf pool, or mbufs is NULL.
+ *   - -EBUSY: the first use of a handle moved from another process, made
+ *     by a signal handler that interrupted a call into a pool (not
+ *     logged).
+ *   - -EAGAIN: the first use of a handle moved from another process,
+ *     when /proc cannot tell whether that process has ended (no file
+ *     descriptor left, hidepid): its unfinished calls cannot be told
+ *     from a live one's. Try again.
  */
 __rte_experimental
 int rte_sheaf_prefill_pktmbuf_alloc(struct rte_sheaf_prefill *pf,

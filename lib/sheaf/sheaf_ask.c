@@ -96,7 +96,7 @@ sheaf_ask_look(struct sheaf_ask *a, unsigned int i,
 	if (sheaf_slot_is_served(v, a->kind, a->gen[i]))
 		return false;
 	owner = __atomic_load_n(&v->owner, __ATOMIC_RELAXED);
-	dead = owner == 0 ? 0 : sheaf_slot_dead_owner(a->sp, v);
+	dead = owner == 0 ? 0 : sheaf_slot_dead_owner(v);
 	if (owner == 0 || dead != 0) {
 		/*
 		 * The incarnation found dead, not the first read: the owner
@@ -113,6 +113,17 @@ sheaf_ask_look(struct sheaf_ask *a, unsigned int i,
 	if (!sheaf_slot_fence_reaches(v, &g)) {
 		/* Its owner will serve the request when it calls again. */
 		sheaf_slot_set_add(&a->no_take, i);
+		return true;
+	}
+	/*
+	 * Seen inside a call already (its activity unchanged: preempted,
+	 * stopped, or dead where no look could tell): a fence would only
+	 * show it there again. Until 2026-12-06 such an owner was marked
+	 * and fenced at every poll, one membarrier() an interval for as
+	 * long as a wait lasted.
+	 */
+	if (!sheaf_slot_quiet(v)) {
+		a->busy++;
 		return true;
 	}
 	if (sheaf_slot_mark(a->sp, v)) {

@@ -508,7 +508,24 @@ sheaf_lcore_get_in(struct sheaf_pool *sp, struct sheaf_slot *lc,
 				goto done;
 		} while (sheaf_lcore_get_refill(sp, lc, reentered) != 0);
 		/* A handler does not reclaim: the shared tiers it may lock. */
-		if (reclaimed || !sheaf_reclaim(sp, lc, n - got))
+		if (reclaimed)
+			break;
+		/*
+		 * What it got goes back into the slot first: a reclaim may
+		 * wait for milliseconds, and a death then would lose the
+		 * objects in the caller's table, uncounted (until
+		 * 2026-12-06 they stayed there). Counted as the slot's
+		 * again, they are what the reclaim need not find.
+		 */
+		if (got != 0) {
+			sheaf_lcore_put_ladder(sp, lc, objs, got, false, NULL,
+				NULL);
+			sheaf_table_restore(&undo, objs, got);
+			got = 0;
+		}
+		SHEAF_KILL("get.reclaim");
+		have = sheaf_pair_count(lc);
+		if (!sheaf_reclaim(sp, lc, n - RTE_MIN(have, n - 1)))
 			break;
 		reclaimed = true;
 	}

@@ -106,13 +106,15 @@ sheaf_prefill_fail(int err)
  * long as no recoverer has taken the sheaf (a recoverer's CAS puts its
  * own incarnation there and leaves lent_by); the caller takes it over
  * only by CAS from lent_by, never from a recoverer, so either the
- * recoverer's CAS or ours fails. false: not the lend of pf any more
- * (taken back by a recoverer, its borrower dead before this process
- * used it, and perhaps lent again). Ownership only: the sheaf's
- * contents are ordered by the application's hand-over of the handle
- * (rte_sheaf.h).
+ * recoverer's CAS or ours fails. Returns 0 when held; -EINVAL: not the
+ * lend of pf any more (taken back by a recoverer, its borrower dead
+ * before this process used it, and perhaps lent again); -EBUSY: a take-
+ * over from a signal handler inside a pool call; -EAGAIN: a take-over
+ * from a borrower that /proc could not tell alive or dead. Ownership
+ * only: the sheaf's contents are ordered by the application's hand-over
+ * of the handle (rte_sheaf.h).
  */
-static bool
+static int
 sheaf_prefill_hold(struct sheaf *s, const struct rte_sheaf_prefill *pf)
 {
 	/*
@@ -123,7 +125,7 @@ sheaf_prefill_hold(struct sheaf *s, const struct rte_sheaf_prefill *pf)
 	 */
 	uint64_t by = __atomic_load_n(&s->lent_by, __ATOMIC_ACQUIRE);
 	uint64_t h = __atomic_load_n(&s->holder, __ATOMIC_RELAXED);
-	bool dead;
+	enum sheaf_proc_verdict v;
 
 	/*
 	 * Acquire, again: pf's lend still, with by and h read (the look
@@ -133,24 +135,38 @@ sheaf_prefill_hold(struct sheaf *s, const struct rte_sheaf_prefill *pf)
 	 * would otherwise let this stale handle take the new lend over.
 	 */
 	if (__atomic_load_n(&s->live, __ATOMIC_ACQUIRE) != (uintptr_t)pf)
-		return false;
+		return -EINVAL;
 	if (by == sheaf_self && h == sheaf_self)
-		return true;
+		return 0;
 	if (h != by)
-		return false;
+		return -EINVAL;
+	/*
+	 * A take-over may wait for a dead borrower's lock, undo its
+	 * transactions and log what they lost: not from a signal handler
+	 * that interrupted a pool call (its thread's lock, a log line
+	 * inside the interrupted one's). Its call is not bracketed, so
+	 * sheaf_tx_recover_proc() alone (depth above one) does not see
+	 * it. Until 2026-12-06 it went ahead.
+	 */
+	if (sheaf_call_inside())
+		return -EBUSY;
 	/*
 	 * A borrower that has ended (the handle moved before its exit)
 	 * may have died inside a load: its transactions are undone first
 	 * and its load record settled after the CAS, as a recoverer does
 	 * (sheaf_lend_recover()); else the next load would start past the
 	 * count by the record's objects, and a later take-over of its lock
-	 * roll the record back inside our sheaf. A caller that may not
-	 * wait for a lock (a signal handler inside a pool call) does not
-	 * take such a sheaf over: refused, as a stale handle.
+	 * roll the record back inside our sheaf. One that /proc cannot
+	 * tell (out of file descriptors, hidepid) is neither: taken as
+	 * alive, an ended borrower's record would stay; taken as dead, a
+	 * live one's calls would be undone under it. Until 2026-12-06 it
+	 * was taken as alive.
 	 */
-	dead = sheaf_proc_dead(by);
-	if (dead && sheaf_tx_recover_proc(s->pool, by) < 0)
-		return false;
+	v = sheaf_proc_look(by);
+	if (v == SHEAF_PROC_UNKNOWN)
+		return -EAGAIN;
+	if (v == SHEAF_PROC_DEAD && sheaf_tx_recover_proc(s->pool, by) < 0)
+		return -EBUSY;
 	/* Noted first: a borrower is never unknown to the recovery. */
 	sheaf_lend_note(s->pool);
 	/*
@@ -162,8 +178,8 @@ sheaf_prefill_hold(struct sheaf *s, const struct rte_sheaf_prefill *pf)
 	 */
 	if (!__atomic_compare_exchange_n(&s->holder, &h, sheaf_self, 0,
 			__ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		return false;
-	if (dead)
+		return -EINVAL;
+	if (v == SHEAF_PROC_DEAD)
 		sheaf_lend_adopted(s->pool, s, by);
 	/*
 	 * A death here leaves holder naming us and lent_by the process
@@ -172,20 +188,23 @@ sheaf_prefill_hold(struct sheaf *s, const struct rte_sheaf_prefill *pf)
 	 */
 	/* Release: pairs with the acquire above of the next process. */
 	__atomic_store_n(&s->lent_by, sheaf_self, __ATOMIC_RELEASE);
-	return true;
+	return 0;
 }
 
 /*
  * The sheaf of a live handle of sp (of any pool if sp is NULL), held by
- * the calling process when use is set (sheaf_prefill_hold()); NULL
- * (logged, rte_errno EINVAL) when the handle is NULL, returned, stale or
- * taken back.
+ * the calling process when use is set (sheaf_prefill_hold()); NULL when
+ * not, rte_errno set: EINVAL (logged) when the handle is NULL, returned,
+ * stale or taken back; EBUSY (not logged) for a take-over refused to a
+ * signal handler; EAGAIN (logged) for one whose borrower /proc could not
+ * tell alive or dead.
  */
 static struct sheaf *
 sheaf_prefill_check(const struct rte_sheaf_prefill *pf,
 	const struct sheaf_pool *sp, const char *caller, bool use)
 {
 	struct sheaf *s = sheaf_handle_sheaf(pf);
+	int ret;
 
 	if (s == NULL) {
 		SHEAF_PREFILL_LOG(ERR, "%s: NULL sheaf", caller);
@@ -207,7 +226,20 @@ sheaf_prefill_check(const struct rte_sheaf_prefill *pf,
 			sp->mp->name);
 		goto fail;
 	}
-	if (use && !sheaf_prefill_hold(s, pf)) {
+	ret = use ? sheaf_prefill_hold(s, pf) : 0;
+	if (ret == -EBUSY) {
+		rte_errno = EBUSY;
+		return NULL;
+	}
+	if (ret == -EAGAIN) {
+		SHEAF_PREFILL_LOG(ERR, "%s: sheaf handle %p of pool %s, moved from process %u: cannot tell whether that process has ended (/proc unreadable); try again",
+			caller, (const void *)pf, s->pool->mp->name,
+			sheaf_proc_pid(__atomic_load_n(&s->lent_by,
+				__ATOMIC_RELAXED)));
+		rte_errno = EAGAIN;
+		return NULL;
+	}
+	if (ret < 0) {
 		SHEAF_PREFILL_LOG(ERR, "%s: sheaf handle %p is no longer live (taken back from its dead borrower, or returned) in pool %s",
 			caller, (const void *)pf, s->pool->mp->name);
 		goto fail;
@@ -713,7 +745,7 @@ rte_sheaf_prefill_refill(struct rte_mempool *mp,
 	}
 	s = sheaf_prefill_check(*pfp, sp, __func__, true);
 	if (s == NULL)
-		return -EINVAL;
+		return -rte_errno;
 	if (s->size >= n)
 		return 0;
 	if (n > mp->size)
@@ -744,7 +776,7 @@ rte_sheaf_prefill_put(struct rte_mempool *mp, struct rte_sheaf_prefill *pf)
 	sp = sheaf_pool_of(mp);
 	s = sheaf_prefill_check(pf, sp, __func__, true);
 	if (s == NULL)
-		return -EINVAL;
+		return -rte_errno;
 	ret = sheaf_prefill_enter(sp, &c);
 	if (ret < 0)
 		return ret;
@@ -800,7 +832,7 @@ rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj)
 	}
 	s = sheaf_prefill_check(pf, NULL, __func__, true);
 	if (unlikely(s == NULL))
-		return -EINVAL;
+		return -rte_errno;
 	if (unlikely(s->size == 0))
 		return sheaf_prefill_fail(ENOBUFS);
 	sheaf_prefill_take(s, obj, 1);
@@ -819,7 +851,7 @@ rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
 	}
 	s = sheaf_prefill_check(pf, NULL, __func__, true);
 	if (unlikely(s == NULL))
-		return -EINVAL;
+		return -rte_errno;
 	if (unlikely(n > s->size))
 		return sheaf_prefill_fail(ENOBUFS);
 	sheaf_prefill_take(s, objs, n);

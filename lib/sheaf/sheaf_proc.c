@@ -110,8 +110,8 @@ sheaf_proc_look_failures(void)
 	return __atomic_load_n(&sheaf_proc_look_failed, __ATOMIC_RELAXED);
 }
 
-bool
-sheaf_proc_dead(uint64_t inc)
+enum sheaf_proc_verdict
+sheaf_proc_look(uint64_t inc)
 {
 	uint32_t pid = sheaf_proc_pid(inc);
 	struct sheaf_proc_info info;
@@ -124,16 +124,16 @@ sheaf_proc_dead(uint64_t inc)
 	 */
 	inc &= ~SHEAF_INC_HEIR;
 	if (inc == (sheaf_self & ~SHEAF_INC_HEIR) || pid == 0)
-		return false;
+		return SHEAF_PROC_ALIVE;
 	/*
 	 * Another incarnation with our pid has gone (processes sharing a
 	 * pool share a PID namespace): an unnamed one, whose pid we were
 	 * given, would look alive below (kill() finds us).
 	 */
 	if (pid == sheaf_proc_pid(sheaf_self))
-		return true;
+		return SHEAF_PROC_DEAD;
 	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-		return true;
+		return SHEAF_PROC_DEAD;
 	ret = sheaf_proc_stat(pid, &info);
 	/*
 	 * No /proc entry for a pid that kill() found a moment ago: reaped
@@ -142,34 +142,34 @@ sheaf_proc_dead(uint64_t inc)
 	 */
 	if (ret == -ESRCH) {
 		if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-			return true;
+			return SHEAF_PROC_DEAD;
 		ret = -ENOENT;
 	}
 	if (ret < 0) {
 		/*
-		 * Nothing known (EMFILE, EACCES, hidden, ...): alive. Calling
-		 * a live process dead would take its slot and locks from
-		 * under it; calling a dead one alive only delays recovery to
-		 * a later look. Counted, never logged: this may run in a
-		 * handler.
+		 * Nothing known (EMFILE, EACCES, hidden, ...): never dead.
+		 * Calling a live process dead would take its slot and locks
+		 * from under it; calling a dead one alive only delays
+		 * recovery to a later look, for callers that wait for one.
+		 * Counted, never logged: this may run in a handler.
 		 */
 		__atomic_fetch_add(&sheaf_proc_look_failed, 1,
 			__ATOMIC_RELAXED);
-		return false;
+		return SHEAF_PROC_UNKNOWN;
 	}
 	/*
 	 * Another process has the pid now; an unnamed one (no start time
 	 * in its incarnation: sheaf_proc.h) is judged by its pid alone.
 	 */
 	if (inc >> 22 != 0 && sheaf_proc_make(pid, info.start) != inc)
-		return true;
+		return SHEAF_PROC_DEAD;
 	/*
 	 * Exited (zombie or dead), whatever its parent does: unless only
 	 * its first thread has (pthread_exit() from main). The leader then
 	 * shows as a zombie while the others run on: alive.
 	 */
 	return (info.state == 'Z' || info.state == 'X' || info.state == 'x') &&
-		info.threads <= 1;
+		info.threads <= 1 ? SHEAF_PROC_DEAD : SHEAF_PROC_ALIVE;
 }
 
 /*

@@ -88,11 +88,31 @@ sheaf_proc_pid(uint64_t inc)
 	return (uint32_t)(inc & ((1u << 22) - 1));
 }
 
+/* What a look at another incarnation found (sheaf_proc_look()). */
+enum sheaf_proc_verdict {
+	SHEAF_PROC_ALIVE,
+	SHEAF_PROC_DEAD,
+	/*
+	 * /proc could not tell (EMFILE, EACCES, hidepid, no /proc): a
+	 * caller that may wait takes it as alive; one that must know
+	 * whether to undo the incarnation's calls before it goes on does
+	 * not go on (sheaf_prefill.c).
+	 */
+	SHEAF_PROC_UNKNOWN,
+};
+
 /*
  * Whether incarnation inc is dead (see above). Costs a /proc read: the
  * callers rate-limit it. The calling process is never dead.
  */
-bool sheaf_proc_dead(uint64_t inc);
+enum sheaf_proc_verdict sheaf_proc_look(uint64_t inc);
+
+/* sheaf_proc_look() found inc dead (unknown counts as alive). */
+static inline bool
+sheaf_proc_dead(uint64_t inc)
+{
+	return sheaf_proc_look(inc) == SHEAF_PROC_DEAD;
+}
 
 /* CLOCK_MONOTONIC in ns: one clock for every CPU and process. */
 uint64_t sheaf_clock_ns(void);

@@ -369,7 +369,23 @@ struct sheaf_slot {
 	 * own, which no call of the owner writes.
 	 */
 	uint32_t done[3] __rte_cache_aligned;
+	/*
+	 * When the next look whether the owner (SHEAF_LOOK_CLAIM for a
+	 * claim, SHEAF_LOOK_OWNER for a thief) or the marking thief
+	 * (SHEAF_LOOK_MARKER) is dead may be made (CLOCK_MONOTONIC ns), by
+	 * any process: a look reads /proc (sheaf_slot.c). Relaxed CAS, a
+	 * rate limit. Stored once per look period at most: the line stays
+	 * the requesters'.
+	 */
+	uint64_t look_after[3];
 } __rte_cache_aligned;
+
+/* Indexes of struct sheaf_slot::look_after. */
+enum sheaf_look {
+	SHEAF_LOOK_CLAIM,
+	SHEAF_LOOK_OWNER,
+	SHEAF_LOOK_MARKER,
+};
 
 /*
  * Park records (sheaf_shared.h): objects a signal handler could give to
@@ -420,6 +436,15 @@ struct sheaf_park {
  * cache holds them. Timed on CLOCK_MONOTONIC: the others read it.
  */
 #define SHEAF_SHORT_US 100
+
+/*
+ * A reclaim waits for an asked owner seen inside a call (preempted there:
+ * it answers when it runs again) up to this many idle times. An owner
+ * inside one call, its activity unchanged, for as long is stuck there
+ * (stopped, at a breakpoint, dead where no look can tell): reclaims
+ * leave it out (sheaf_slot_stuck()) until it calls again.
+ */
+#define SHEAF_STUCK_IDLES 100
 
 /* Per-pool settings resolved from struct rte_sheaf_config. */
 struct sheaf_tunables {

@@ -116,6 +116,9 @@ sheaf_reclaim_tiers(const struct sheaf_pool *sp)
  * they hold. A slot whose owner ran short itself (entered a reclaim)
  * less than SHEAF_SHORT_US ago is left out: it needs its objects, and two
  * lcores short of the same objects would only hand them back and forth.
+ * So is one whose owner is stuck inside a call (sheaf_slot_stuck()):
+ * until 2026-12-06 every get that needed its objects waited for it, 100
+ * idle times each.
  */
 static uint64_t
 sheaf_reclaim_holders(struct sheaf_pool *sp, const struct sheaf_slot *self,
@@ -137,7 +140,8 @@ sheaf_reclaim_holders(struct sheaf_pool *sp, const struct sheaf_slot *self,
 			continue;
 		/* Relaxed: a hint, as the count above. */
 		if (now - __atomic_load_n(&sp->slot[i].short_ns,
-				__ATOMIC_RELAXED) < SHEAF_SHORT_US * 1000)
+				__ATOMIC_RELAXED) < SHEAF_SHORT_US * 1000 ||
+				sheaf_slot_stuck(sp, &sp->slot[i], now))
 			continue;
 		sheaf_slot_set_add(want, i);
 		held += c;
@@ -190,9 +194,10 @@ sheaf_reclaim_wait(struct sheaf_pool *sp, struct sheaf_slot *self,
 	 * An asked owner still inside a call was preempted there (it would
 	 * have answered within microseconds): it answers when it runs again,
 	 * or goes idle; the wait runs on for an idle time and an interval
-	 * after it is seen inside, up to 100 idle times in all.
+	 * after it is seen inside, up to SHEAF_STUCK_IDLES idle times in
+	 * all (then it is stuck: the next reclaims leave it out).
 	 */
-	cap = now + 100 * sp->tun.idle_ns;
+	cap = now + SHEAF_STUCK_IDLES * sp->tun.idle_ns;
 	for (k = 0;; k++) {
 		/*
 		 * Asked while it waits: another lcore ran short as well and
@@ -207,9 +212,14 @@ sheaf_reclaim_wait(struct sheaf_pool *sp, struct sheaf_slot *self,
 		/*
 		 * Between looks, only the acknowledgements: a look reads
 		 * the asked owners' first lines and walks the barns, lines
-		 * the owners write at every call.
+		 * the owners write at every call. Only while the wait
+		 * spins: once it yields (a yield on a busy CPU may last
+		 * milliseconds), every poll looks, and the deadline is read
+		 * at each. Until 2026-12-06 the looks came every 32 polls
+		 * all along: on lcores sharing CPUs a wait lasted 32 to 64
+		 * yields whatever its deadline (a get 0.2-0.6 s).
 		 */
-		if (k % SHEAF_RECLAIM_LOOK != 0) {
+		if (k < SHEAF_WAIT_SPINS && k % SHEAF_RECLAIM_LOOK != 0) {
 			*left = sheaf_ask_served(ask);
 			if (*left != 0) {
 				sheaf_wait_pause(k);

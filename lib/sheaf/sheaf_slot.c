@@ -14,53 +14,54 @@
 
 /*
  * A call finding its lcore's slot owned by another process looks whether
- * that process is gone at most every 10 ms per lcore id: a look reads
- * /proc. Reclaim looks at most every 1 ms (sheaf_slot_dead_owner()).
+ * that process is gone at most every 10 ms per slot: a look reads /proc.
+ * Reclaim looks at most every 1 ms (sheaf_slot_dead_owner()).
  */
 #define SHEAF_CLAIM_LOOK_NS 10000000u
 #define SHEAF_RECLAIM_LOOK_NS 1000000u
 
 /*
- * Process-local: when this process may next look whether the owner, and
- * the thief marking it, of the slot of each lcore id is dead (any pool).
- * One clock each: a reclaim looks at the owner first, and a look at the
- * owner must not use up the look at a dead thief's mark, which would
- * then never come (sheaf_ask_look() marks after it looked at the owner).
+ * Whether it is time for a look of v's clock k; then the next, for every
+ * process (one look a period of all of them). One clock each, and each
+ * slot's (each pool's) its own: a reclaim looks at the owner first, and
+ * a look at the owner must not use up the look at a dead thief's mark,
+ * which would then never come (sheaf_ask_look() marks after it looked
+ * at the owner). Until 2026-12-06 the clocks were each process's own,
+ * one per lcore id for every pool and for claims and reclaims alike: a
+ * thread calling a pool whose slot of its lcore id another live process
+ * owned (its claim looks, every 10 ms) used up the reclaims' looks at a
+ * dead owner of that lcore id's slot of any other pool, whose objects
+ * then stayed out of reach.
  */
-static uint64_t sheaf_slot_look_after[RTE_MAX_LCORE];
-static uint64_t sheaf_slot_mark_look_after[RTE_MAX_LCORE];
-
-/* Whether it is time for a look of the clock after[]; then the next. */
 static bool
-sheaf_slot_may_look(uint64_t *after, uint64_t period)
+sheaf_slot_may_look(struct sheaf_slot *v, enum sheaf_look k, uint64_t period)
 {
 	uint64_t now = sheaf_clock_ns();
+	uint64_t after = __atomic_load_n(&v->look_after[k], __ATOMIC_RELAXED);
 
-	/* Relaxed: process-local rate limit; two threads may both look. */
-	if (now < __atomic_load_n(after, __ATOMIC_RELAXED))
-		return false;
-	__atomic_store_n(after, now + period, __ATOMIC_RELAXED);
-	return true;
+	/* Relaxed: a rate limit; no data comes with it. */
+	return now >= after && __atomic_compare_exchange_n(&v->look_after[k],
+		&after, now + period, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
 static uint64_t
-sheaf_slot_dead_look(struct sheaf_pool *sp, struct sheaf_slot *v,
+sheaf_slot_dead_look(struct sheaf_slot *v, enum sheaf_look k,
 	uint64_t period)
 {
 	uint64_t o = __atomic_load_n(&v->owner, __ATOMIC_RELAXED);
 
 	if (o == 0 || (o & ~SHEAF_INC_HEIR) == sheaf_self)
 		return 0;
-	if (!sheaf_slot_may_look(&sheaf_slot_look_after[sheaf_slot_id(sp, v)],
-			period))
+	if (!sheaf_slot_may_look(v, k, period))
 		return 0;
 	return sheaf_proc_dead(o) ? o : 0;
 }
 
 uint64_t
-sheaf_slot_dead_owner(struct sheaf_pool *sp, struct sheaf_slot *v)
+sheaf_slot_dead_owner(struct sheaf_slot *v)
 {
-	return sheaf_slot_dead_look(sp, v, SHEAF_RECLAIM_LOOK_NS);
+	return sheaf_slot_dead_look(v, SHEAF_LOOK_OWNER,
+		SHEAF_RECLAIM_LOOK_NS);
 }
 
 /*
@@ -291,7 +292,7 @@ sheaf_slot_claim(struct sheaf_pool *sp, struct sheaf_slot *lc)
 			return true;
 		}
 	}
-	dead = sheaf_slot_dead_look(sp, lc, SHEAF_CLAIM_LOOK_NS);
+	dead = sheaf_slot_dead_look(lc, SHEAF_LOOK_CLAIM, SHEAF_CLAIM_LOOK_NS);
 	return dead != 0 && sheaf_slot_inherit(sp, lc, dead, 0);
 }
 
@@ -334,15 +335,14 @@ sheaf_slot_clear_dead_mark(struct sheaf_pool *sp, struct sheaf_slot *v,
 		sp->mp->name, sheaf_slot_id(sp, v), sheaf_proc_pid(dead));
 }
 
-/* v's thief if it is dead (looked at most every 1 ms per lcore id). */
+/* v's thief if it is dead (looked at most every 1 ms per slot). */
 static uint64_t
-sheaf_slot_dead_marker(struct sheaf_pool *sp, struct sheaf_slot *v)
+sheaf_slot_dead_marker(struct sheaf_slot *v)
 {
 	uint64_t m = __atomic_load_n(&v->marker, __ATOMIC_ACQUIRE);
 
-	if (m == 0 || m == sheaf_self || !sheaf_slot_may_look(
-			&sheaf_slot_mark_look_after[sheaf_slot_id(sp, v)],
-			SHEAF_RECLAIM_LOOK_NS))
+	if (m == 0 || m == sheaf_self || !sheaf_slot_may_look(v,
+			SHEAF_LOOK_MARKER, SHEAF_RECLAIM_LOOK_NS))
 		return 0;
 	return sheaf_proc_dead(m) ? m : 0;
 }
@@ -350,7 +350,7 @@ sheaf_slot_dead_marker(struct sheaf_pool *sp, struct sheaf_slot *v)
 bool
 sheaf_slot_marked_stay(struct sheaf_pool *sp, struct sheaf_slot *lc)
 {
-	uint64_t dead = sheaf_slot_dead_marker(sp, lc);
+	uint64_t dead = sheaf_slot_dead_marker(lc);
 
 	if (dead == 0)
 		return false;
@@ -389,7 +389,7 @@ sheaf_slot_mark(struct sheaf_pool *sp, struct sheaf_slot *v)
 	/* Acquire: see what the previous thief left. */
 	if (!__atomic_compare_exchange_n(&v->marker, &m, sheaf_self, 0,
 			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-		dead = sheaf_slot_dead_marker(sp, v);
+		dead = sheaf_slot_dead_marker(v);
 		if (dead == 0)
 			return false;
 		sheaf_slot_clear_dead_mark(sp, v, dead);
@@ -527,6 +527,22 @@ sheaf_slot_idle(const struct sheaf_pool *sp, struct sheaf_slot *v)
 		return false;
 	}
 	return sheaf_slot_unchanged_for(v, sheaf_clock_ns(), sp->tun.idle_ns);
+}
+
+bool
+sheaf_slot_stuck(const struct sheaf_pool *sp, const struct sheaf_slot *v,
+	uint64_t now)
+{
+	/*
+	 * Acquire: as sheaf_slot_idle()'s. A time of 0: no thief has seen
+	 * the activity yet (a slot never looked at is not stuck).
+	 */
+	return !sheaf_slot_quiet(v) &&
+		__atomic_load_n(&v->seen_ns, __ATOMIC_RELAXED) != 0 &&
+		sheaf_slot_activity(v) ==
+			__atomic_load_n(&v->seen_activity, __ATOMIC_ACQUIRE) &&
+		sheaf_slot_unchanged_for(v, now,
+			SHEAF_STUCK_IDLES * sp->tun.idle_ns);
 }
 
 bool

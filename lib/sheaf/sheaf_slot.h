@@ -220,7 +220,7 @@ sheaf_slot_init_gate(struct sheaf_slot *lc, bool validate)
 
 /*
  * Whether this process owns lc, claiming it when unclaimed and inheriting
- * it when its owner is dead (looked at most every 10 ms per lcore id).
+ * it when its owner is dead (looked at most every 10 ms per slot, by all processes together).
  */
 bool sheaf_slot_claim(struct sheaf_pool *sp, struct sheaf_slot *lc);
 
@@ -415,6 +415,14 @@ bool sheaf_slot_fence_reaches(const struct sheaf_slot *v, bool *global);
 bool sheaf_slot_idle(const struct sheaf_pool *sp, struct sheaf_slot *v);
 
 /*
+ * Whether v's owner is stuck inside a call (SHEAF_STUCK_IDLES): inside
+ * one now, its activity what thieves' looks last saw, unchanged for as
+ * long before now. Racy, a hint.
+ */
+bool sheaf_slot_stuck(const struct sheaf_pool *sp, const struct sheaf_slot *v,
+	uint64_t now);
+
+/*
  * Whether v's owner's activity, as thieves' looks last saw it change
  * (sheaf_slot_idle()), has not changed for ns before now. Racy, a hint.
  */
@@ -423,9 +431,9 @@ bool sheaf_slot_unchanged_for(const struct sheaf_slot *v, uint64_t now,
 
 /*
  * v's owner if it is a dead process (looked at most every 1 ms per
- * lcore id), else 0.
+ * slot, by all processes together), else 0.
  */
-uint64_t sheaf_slot_dead_owner(struct sheaf_pool *sp, struct sheaf_slot *v);
+uint64_t sheaf_slot_dead_owner(struct sheaf_slot *v);
 
 /*
  * Inherit v from its dead owner dead (recovering dead's transactions):
