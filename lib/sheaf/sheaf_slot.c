@@ -533,16 +533,22 @@ bool
 sheaf_slot_stuck(const struct sheaf_pool *sp, const struct sheaf_slot *v,
 	uint64_t now)
 {
+	uint64_t seen;
+
+	if (sheaf_slot_quiet(v))
+		return false;
 	/*
-	 * Acquire: as sheaf_slot_idle()'s. A time of 0: no thief has seen
-	 * the activity yet (a slot never looked at is not stuck).
+	 * Acquire: pairs with sheaf_slot_idle()'s release; the time read
+	 * next is that activity's, or a later one. A time of 0: no thief
+	 * has seen an activity yet (a slot never looked at is not stuck).
+	 * The activity last: it reads the owner's counters, lines it
+	 * writes.
 	 */
-	return !sheaf_slot_quiet(v) &&
-		__atomic_load_n(&v->seen_ns, __ATOMIC_RELAXED) != 0 &&
-		sheaf_slot_activity(v) ==
-			__atomic_load_n(&v->seen_activity, __ATOMIC_ACQUIRE) &&
+	seen = __atomic_load_n(&v->seen_activity, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&v->seen_ns, __ATOMIC_RELAXED) != 0 &&
 		sheaf_slot_unchanged_for(v, now,
-			SHEAF_STUCK_IDLES * sp->tun.idle_ns);
+			SHEAF_STUCK_IDLES * sp->tun.idle_ns) &&
+		sheaf_slot_activity(v) == seen;
 }
 
 bool
