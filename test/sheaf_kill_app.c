@@ -1775,13 +1775,17 @@ round_check(const struct round *r, struct take *t, struct dead *d)
 		"prefill.load", "prefill.give"
 	};
 	/*
-	 * A first (and only) death at these points, reached by the main
-	 * thread's get (a slot's ladder: neither the thread without an
-	 * lcore id nor a handler reaches it), has nothing of that call in
-	 * hand: it is not in flight. Until 2026-12-06 a get's ladder kept
-	 * what it had got in the caller's table while its reclaim waited.
+	 * A first (and only) death at these points, reached by a get on a
+	 * slot (its ladder: the main thread's, or a handler's that
+	 * interrupted it outside a pool call; not the thread without an
+	 * lcore id's), has nothing of that call in hand: it is not in
+	 * flight. The dying call is the one of those two threads with a
+	 * call in flight; with both, it cannot be told, and both stay in
+	 * flight. Until 2026-12-06 a get's ladder kept what it had got in
+	 * the caller's table while its reclaim waited.
 	 */
 	static const char * const whole[] = { "get.reclaim" };
+	const uint32_t *in = ctl->rec[0].inflight;
 	struct dead e;
 	uint64_t lost_seen = 0;
 	unsigned int i;
@@ -1789,9 +1793,10 @@ round_check(const struct round *r, struct take *t, struct dead *d)
 	dead_sum(r->nb, d);
 	e = *d;
 	for (i = 0; i < RTE_DIM(whole); i++)
-		if (r->nb == 1 && strcmp(r->st[0].point, whole[i]) == 0)
+		if (r->nb == 1 && strcmp(r->st[0].point, whole[i]) == 0 &&
+				(in[0] == 0 || in[THR_SIGNAL] == 0))
 			e.inflight -= RTE_MIN(e.inflight,
-				ctl->rec[0].inflight[0]);
+				in[0] + in[THR_SIGNAL]);
 	if (take_all(t) < 0 || check_count(t, POOL_N, &e, &lost_seen, 0) < 0)
 		return -1;
 	for (i = 0; i < RTE_DIM(losing); i++)

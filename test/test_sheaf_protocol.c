@@ -19,6 +19,7 @@
 #endif
 
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -1433,11 +1434,35 @@ test_handle_moved_from_dead_load(void)
 }
 
 /*
+ * The first use of a handle moved from a borrower that /proc cannot show
+ * (no file descriptor left here; hidepid elsewhere), made with RLIMIT_NOFILE
+ * at 0; rte_sheaf_prefill_alloc()'s result and rte_errno.
+ */
+static int
+alloc_without_proc(struct rte_sheaf_prefill *pf, void **o, int *err)
+{
+	struct rlimit rl, none;
+	int ret;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return INT_MIN;
+	none = rl;
+	none.rlim_cur = 0;
+	if (setrlimit(RLIMIT_NOFILE, &none) != 0)
+		return INT_MIN;
+	ret = rte_sheaf_prefill_alloc(pf, o);
+	*err = rte_errno;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	return ret;
+}
+
+/*
  * A handle moved here from a borrower that has ended, with a load record
- * set, and the first use made while /proc cannot be read (no file
- * descriptor left here; hidepid elsewhere): whether the borrower ended
- * cannot be told, so the take-over is refused (-EAGAIN), the sheaf as
- * it was; the next use, with /proc readable, settles the record. Until
+ * set, and the first use made while /proc cannot be read: whether the
+ * borrower ended cannot be told, so the take-over is refused (-EAGAIN),
+ * the sheaf as it was; the next use, with /proc readable, settles the
+ * record. A borrower that left no load (no record, no lock held) is
+ * taken over as a live one, /proc or not. Until
  * 2026-12-06 an unknown borrower was taken over as a live one: its
  * record stayed, and the next refill handed out the record's objects,
  * still in their tiers.
@@ -1446,25 +1471,28 @@ static int
 test_handle_moved_unknown_borrower(void)
 {
 	struct rte_sheaf_prefill *pf;
-	struct rlimit rl, none;
 	void *lost[3], *o;
 	struct sheaf *s;
 	int ret, err;
 	uint64_t h;
 	pid_t pid;
 
+	/* No load left: taken over. */
+	RTE_TEST_ASSERT_SUCCESS(borrow_in_child(&pf, &pid),
+		"a child's borrow");
+	ret = alloc_without_proc(pf, &o, &err);
+	waitpid(pid, NULL, 0);
+	SHEAF_TEST_ASSERT_INT(ret, 0,
+		"the first use, its borrower (no load left) unknown to /proc");
+	rte_mempool_put(pool, o);
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool, pf), 0, "put");
+
 	RTE_TEST_ASSERT_SUCCESS(borrow_in_child(&pf, &pid),
 		"a child's borrow");
 	s = dead_load_record(pf, lost);
 	RTE_TEST_ASSERT_NOT_NULL(s, "get");
 	h = __atomic_load_n(&s->holder, __ATOMIC_RELAXED);
-	RTE_TEST_ASSERT_SUCCESS(getrlimit(RLIMIT_NOFILE, &rl), "getrlimit");
-	none = rl;
-	none.rlim_cur = 0;
-	RTE_TEST_ASSERT_SUCCESS(setrlimit(RLIMIT_NOFILE, &none), "setrlimit");
-	ret = rte_sheaf_prefill_alloc(pf, &o);
-	err = rte_errno;
-	setrlimit(RLIMIT_NOFILE, &rl);
+	ret = alloc_without_proc(pf, &o, &err);
 	if (ret == 0)
 		rte_mempool_put(pool, o);
 	SHEAF_TEST_ASSERT_INT(ret, -EAGAIN,
@@ -1596,6 +1624,108 @@ test_stuck_owner_left_out(void)
 	RTE_TEST_ASSERT(rte_sheaf_flush(pool) >= 0, "flush");
 	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
 		"avail count");
+	return TEST_SUCCESS;
+}
+
+/*
+ * Lcore 1 holds objects and its owner is stuck inside a call (seen
+ * inside at its activity by a thief SHEAF_STUCK_IDLES idle times ago),
+ * then dies there, out of a fence's reach: reclaims, which leave stuck
+ * owners out, must still look whether it is dead and take its objects.
+ * Until 2026-12-06 (between 14fc416 and this test) a stuck slot was left
+ * out before any look: a dead owner's objects stayed out of every get's
+ * reach ("got 2016, expected 2048").
+ */
+static int
+test_stuck_owner_found_dead(void)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	struct sheaf_slot *v = &sp->slot[1];
+	unsigned int n = 0;
+	uint64_t t0;
+
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(fill_worker, NULL, 1),
+		"launch on lcore 1");
+	SHEAF_TEST_ASSERT_INT(rte_eal_wait_lcore(1), 0, "lcore 1's fill");
+	RTE_TEST_ASSERT(sheaf_pair_count(v) != 0, "lcore 1 holds nothing");
+	__atomic_fetch_or(&v->busy, SHEAF_BUSY_CALL, __ATOMIC_RELAXED);
+	/* A thief's look at its activity, and its note of the call. */
+	(void)sheaf_slot_idle(sp, v);
+	__atomic_store_n(&v->inside_ns, sheaf_clock_ns() -
+		SHEAF_STUCK_IDLES * sp->tun.idle_ns, __ATOMIC_RELAXED);
+	RTE_TEST_ASSERT(sheaf_slot_stuck(sp, v, sheaf_clock_ns()),
+		"lcore 1 not stuck");
+	__atomic_store_n(&v->mb_inc, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&v->owner, dead_inc(1), __ATOMIC_RELEASE);
+	t0 = sheaf_clock_ns();
+	while (n < POOL_N && sheaf_clock_ns() - t0 < 300000000) {
+		if (rte_mempool_get(pool, &objs[n]) == 0)
+			n++;
+		else
+			rte_delay_us_sleep(1000);
+	}
+	rte_mempool_put_bulk(pool, objs, n);
+	SHEAF_TEST_ASSERT_INT(n, POOL_N,
+		"objects got in 300 ms, lcore 1's stuck owner dead");
+	return TEST_SUCCESS;
+}
+
+/* Clears a slot's call bit after a delay: an owner preempted that long. */
+struct call_end {
+	struct sheaf_slot *v;
+	unsigned int us;
+};
+
+static void *
+call_end_thread(void *arg)
+{
+	struct call_end *c = arg;
+
+	rte_delay_us_sleep(c->us);
+	/* Release: as the owner's exit from a call. */
+	__atomic_fetch_and(&c->v->busy, ~(uint64_t)SHEAF_BUSY_CALL,
+		__ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * Lcore 1, idle for SHEAF_STUCK_IDLES idle times since a thief's look,
+ * enters a call and is preempted there for 5 ms while it holds the
+ * objects the main lcore's get needs: the get waits for it and gets
+ * them. Stuck is counted from a look that saw the owner inside a call,
+ * not from the look at its activity. Until 2026-12-06 (between 14fc416
+ * and this test) it was, and the get failed at once ("failed after 5
+ * us").
+ */
+static int
+test_preempted_after_idle_waited(void)
+{
+	struct sheaf_pool *sp = sheaf_pool_of(pool);
+	struct sheaf_slot *v = &sp->slot[1];
+	struct call_end c = { .v = v, .us = 5000 };
+	unsigned int n = 0, held;
+	pthread_t th;
+	int ret;
+
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(fill_worker, NULL, 1),
+		"launch on lcore 1");
+	SHEAF_TEST_ASSERT_INT(rte_eal_wait_lcore(1), 0, "lcore 1's fill");
+	held = sheaf_pair_count(v);
+	RTE_TEST_ASSERT(held != 0, "lcore 1 holds nothing");
+	(void)sheaf_slot_idle(sp, v);
+	rte_delay_us_sleep(SHEAF_STUCK_IDLES * sp->tun.idle_ns / 1000 + 5000);
+	while (n < POOL_N - held && rte_mempool_get(pool, &objs[n]) == 0)
+		n++;
+	__atomic_fetch_or(&v->busy, SHEAF_BUSY_CALL, __ATOMIC_RELAXED);
+	RTE_TEST_ASSERT_SUCCESS(pthread_create(&th, NULL, call_end_thread, &c),
+		"pthread_create");
+	ret = rte_mempool_get(pool, &objs[n]);
+	pthread_join(th, NULL);
+	if (ret == 0)
+		n++;
+	rte_mempool_put_bulk(pool, objs, n);
+	SHEAF_TEST_ASSERT_INT(ret, 0,
+		"the get lcore 1's objects serve, lcore 1 preempted 5 ms");
 	return TEST_SUCCESS;
 }
 
@@ -1989,6 +2119,8 @@ static const struct sheaf_test_case cases[] = {
 		test_handle_moved_unknown_borrower),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_handle_take_over_in_handler),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_stuck_owner_left_out),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_stuck_owner_found_dead),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_preempted_after_idle_waited),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_dead_owner_look_apart),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_wait_looks_when_yielding),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_flush_keeps_worker_result),

@@ -678,8 +678,9 @@ struct rte_sheaf_prefill *rte_sheaf_prefill_get(struct rte_mempool *mp,
  *     it was and still borrowed.
  *   - -EBUSY: called from a signal handler inside the pool, its
  *     arguments valid (not logged).
- *   - -EAGAIN: *pfp was moved from another process, and /proc cannot
- *     tell whether that process has ended (rte_sheaf_prefill_alloc()).
+ *   - -EAGAIN: *pfp was moved from another process that left a load
+ *     unfinished, and /proc cannot tell whether that process has ended
+ *     (rte_sheaf_prefill_alloc()).
  */
 __rte_experimental
 int rte_sheaf_prefill_refill(struct rte_mempool *mp,
@@ -711,8 +712,9 @@ int rte_sheaf_prefill_refill(struct rte_mempool *mp,
  *     refused until that sheaf has been lent 65536 times since.
  *   - -EBUSY: called from a signal handler inside the pool, its
  *     arguments valid (not logged).
- *   - -EAGAIN: pf was moved from another process, and /proc cannot
- *     tell whether that process has ended (rte_sheaf_prefill_alloc()).
+ *   - -EAGAIN: pf was moved from another process that left a load
+ *     unfinished, and /proc cannot tell whether that process has ended
+ *     (rte_sheaf_prefill_alloc()).
  */
 __rte_experimental
 int rte_sheaf_prefill_put(struct rte_mempool *mp,
@@ -765,10 +767,11 @@ int rte_sheaf_prefill_size(const struct rte_sheaf_prefill *pf);
  *   - -EBUSY: the first use of a handle moved from another process, made
  *     by a signal handler that interrupted a call into a pool (not
  *     logged).
- *   - -EAGAIN: the first use of a handle moved from another process,
- *     when /proc cannot tell whether that process has ended (no file
- *     descriptor left, hidepid): its unfinished calls cannot be told
- *     from a live one's. Try again.
+ *   - -EAGAIN: the first use of a handle moved from another process
+ *     that left a load of the sheaf unfinished (or holds a lock of the
+ *     pool), when /proc cannot tell whether that process has ended (no
+ *     file descriptor left, hidepid): a dead one's load is undone, a
+ *     live one's not. Try again (in vain where /proc never tells).
  */
 __rte_experimental
 int rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj);
@@ -801,10 +804,11 @@ int rte_sheaf_prefill_alloc(struct rte_sheaf_prefill *pf, void **obj);
  *   - -EBUSY: the first use of a handle moved from another process, made
  *     by a signal handler that interrupted a call into a pool (not
  *     logged).
- *   - -EAGAIN: the first use of a handle moved from another process,
- *     when /proc cannot tell whether that process has ended (no file
- *     descriptor left, hidepid): its unfinished calls cannot be told
- *     from a live one's. Try again.
+ *   - -EAGAIN: the first use of a handle moved from another process
+ *     that left a load of the sheaf unfinished (or holds a lock of the
+ *     pool), when /proc cannot tell whether that process has ended (no
+ *     file descriptor left, hidepid): a dead one's load is undone, a
+ *     live one's not. Try again (in vain where /proc never tells).
  */
 __rte_experimental
 int rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
@@ -841,10 +845,11 @@ int rte_sheaf_prefill_alloc_bulk(struct rte_sheaf_prefill *pf, void **objs,
  *   - -EBUSY: the first use of a handle moved from another process, made
  *     by a signal handler that interrupted a call into a pool (not
  *     logged).
- *   - -EAGAIN: the first use of a handle moved from another process,
- *     when /proc cannot tell whether that process has ended (no file
- *     descriptor left, hidepid): its unfinished calls cannot be told
- *     from a live one's. Try again.
+ *   - -EAGAIN: the first use of a handle moved from another process
+ *     that left a load of the sheaf unfinished (or holds a lock of the
+ *     pool), when /proc cannot tell whether that process has ended (no
+ *     file descriptor left, hidepid): a dead one's load is undone, a
+ *     live one's not. Try again (in vain where /proc never tells).
  */
 __rte_experimental
 int rte_sheaf_prefill_pktmbuf_alloc(struct rte_sheaf_prefill *pf,

@@ -123,6 +123,7 @@ sheaf_ask_look(struct sheaf_ask *a, unsigned int i,
 	 * long as a wait lasted.
 	 */
 	if (!sheaf_slot_quiet(v)) {
+		sheaf_slot_note_inside(v);
 		a->busy++;
 		return true;
 	}

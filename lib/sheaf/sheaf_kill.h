@@ -31,7 +31,7 @@
 	X("swap")               /* main and spare about to swap */ \
 	X("drain.barn")         /* drain: whole sheaves given, rest not */ \
 	X("give.copied")        /* give: objects copied, sheaf not pushed */ \
-	X("get.reclaim")        /* get ladder: what it got back, reclaim next */ \
+	X("get.reclaim")        /* get ladder: got put back, reclaim next */ \
 	X("take.marked")        /* remote take: slot marked, no fence */ \
 	X("take.fenced")        /* remote take: fenced, slot not served */ \
 	X("take.served")        /* remote take: served, mark still held */ \

@@ -157,14 +157,24 @@ sheaf_prefill_hold(struct sheaf *s, const struct rte_sheaf_prefill *pf)
 	 * (sheaf_lend_recover()); else the next load would start past the
 	 * count by the record's objects, and a later take-over of its lock
 	 * roll the record back inside our sheaf. One that /proc cannot
-	 * tell (out of file descriptors, hidepid) is neither: taken as
-	 * alive, an ended borrower's record would stay; taken as dead, a
-	 * live one's calls would be undone under it. Until 2026-12-06 it
-	 * was taken as alive.
+	 * tell (out of file descriptors, hidepid, no /proc) is taken as
+	 * alive only when nothing of a load of its is left on the sheaf:
+	 * no load record, and no lock of the pool held (a journal that a
+	 * later take-over of the lock would roll back, the record's stores
+	 * among them). Else neither will do: taken as alive, an ended
+	 * borrower's record would stay; taken as dead, a live one's calls
+	 * would be undone under it. Until 2026-12-06 it was taken as alive
+	 * whatever it left. Relaxed: the record of a process no look can
+	 * see; a record it is still writing is a live borrower's use of a
+	 * handle it gave away (the caller's bug, as above).
 	 */
 	v = sheaf_proc_look(by);
-	if (v == SHEAF_PROC_UNKNOWN)
-		return -EAGAIN;
+	if (v == SHEAF_PROC_UNKNOWN) {
+		if (sheaf_tx_held_by(s->pool, by) || __atomic_load_n(
+				&s->loading, __ATOMIC_RELAXED) != 0)
+			return -EAGAIN;
+		v = SHEAF_PROC_ALIVE;
+	}
 	if (v == SHEAF_PROC_DEAD && sheaf_tx_recover_proc(s->pool, by) < 0)
 		return -EBUSY;
 	/* Noted first: a borrower is never unknown to the recovery. */

@@ -378,6 +378,13 @@ struct sheaf_slot {
 	 * the requesters'.
 	 */
 	uint64_t look_after[3];
+	/*
+	 * When a thief's look first saw the owner inside a call at the
+	 * activity thieves last saw (sheaf_slot_note_inside()), 0 for not
+	 * yet; zeroed with each new activity seen (sheaf_slot_idle()).
+	 * Relaxed, a hint (sheaf_slot_stuck()).
+	 */
+	uint64_t inside_ns;
 } __rte_cache_aligned;
 
 /* Indexes of struct sheaf_slot::look_after. */
@@ -440,9 +447,10 @@ struct sheaf_park {
 /*
  * A reclaim waits for an asked owner seen inside a call (preempted there:
  * it answers when it runs again) up to this many idle times. An owner
- * inside one call, its activity unchanged, for as long is stuck there
- * (stopped, at a breakpoint, dead where no look can tell): reclaims
- * leave it out (sheaf_slot_stuck()) until it calls again.
+ * that thieves' looks have seen inside one call, its activity unchanged,
+ * for half as long is stuck there (stopped, at a breakpoint, dead where
+ * no look can tell): reclaims leave it out (sheaf_slot_stuck()) until it
+ * calls again, but for a look whether it is dead.
  */
 #define SHEAF_STUCK_IDLES 100
 

@@ -116,9 +116,9 @@ sheaf_reclaim_tiers(const struct sheaf_pool *sp)
  * they hold. A slot whose owner ran short itself (entered a reclaim)
  * less than SHEAF_SHORT_US ago is left out: it needs its objects, and two
  * lcores short of the same objects would only hand them back and forth.
- * So is one whose owner is stuck inside a call (sheaf_slot_stuck()):
- * until 2026-12-06 every get that needed its objects waited for it, 100
- * idle times each.
+ * So is one whose owner is stuck inside a call (sheaf_slot_stuck()),
+ * unless a look finds it dead: until 2026-12-06 every get that needed
+ * its objects waited for it, 100 idle times each.
  */
 static uint64_t
 sheaf_reclaim_holders(struct sheaf_pool *sp, const struct sheaf_slot *self,
@@ -140,8 +140,11 @@ sheaf_reclaim_holders(struct sheaf_pool *sp, const struct sheaf_slot *self,
 			continue;
 		/* Relaxed: a hint, as the count above. */
 		if (now - __atomic_load_n(&sp->slot[i].short_ns,
-				__ATOMIC_RELAXED) < SHEAF_SHORT_US * 1000 ||
-				sheaf_slot_stuck(sp, &sp->slot[i], now))
+				__ATOMIC_RELAXED) < SHEAF_SHORT_US * 1000)
+			continue;
+		/* A stuck owner may be a dead one (its own rate limit). */
+		if (sheaf_slot_stuck(sp, &sp->slot[i], now) &&
+				sheaf_slot_dead_owner(&sp->slot[i]) == 0)
 			continue;
 		sheaf_slot_set_add(want, i);
 		held += c;

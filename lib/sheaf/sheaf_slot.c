@@ -522,7 +522,10 @@ sheaf_slot_idle(const struct sheaf_pool *sp, struct sheaf_slot *v)
 				&seen, now, 0, __ATOMIC_RELAXED,
 				__ATOMIC_RELAXED))
 			;
-		/* Release: pairs with the acquire above. */
+		/* Not seen inside a call at the new activity yet. */
+		__atomic_store_n(&v->inside_ns, 0, __ATOMIC_RELAXED);
+		/* Release: pairs with the acquire above (and
+		 * sheaf_slot_stuck()'s): the time and the note before it. */
 		__atomic_store_n(&v->seen_activity, act, __ATOMIC_RELEASE);
 		return false;
 	}
@@ -533,22 +536,33 @@ bool
 sheaf_slot_stuck(const struct sheaf_pool *sp, const struct sheaf_slot *v,
 	uint64_t now)
 {
-	uint64_t seen;
+	uint64_t seen, inside;
 
 	if (sheaf_slot_quiet(v))
 		return false;
 	/*
 	 * Acquire: pairs with sheaf_slot_idle()'s release; the time read
-	 * next is that activity's, or a later one. A time of 0: no thief
-	 * has seen an activity yet (a slot never looked at is not stuck).
-	 * The activity last: it reads the owner's counters, lines it
-	 * writes.
+	 * next was noted at that activity, or is a later note (or 0). The
+	 * activity last: it reads the owner's counters, lines it writes.
+	 * Until 2026-12-06 the time was that of the activity's first look
+	 * (seen_ns): an lcore idle since a look, entering a call and
+	 * preempted there, was stuck at once.
 	 */
 	seen = __atomic_load_n(&v->seen_activity, __ATOMIC_ACQUIRE);
-	return __atomic_load_n(&v->seen_ns, __ATOMIC_RELAXED) != 0 &&
-		sheaf_slot_unchanged_for(v, now,
-			SHEAF_STUCK_IDLES * sp->tun.idle_ns) &&
+	inside = __atomic_load_n(&v->inside_ns, __ATOMIC_RELAXED);
+	return inside != 0 && now >= inside &&
+		now - inside >= SHEAF_STUCK_IDLES / 2 * sp->tun.idle_ns &&
 		sheaf_slot_activity(v) == seen;
+}
+
+void
+sheaf_slot_note_inside(struct sheaf_slot *v)
+{
+	uint64_t none = 0;
+
+	/* Relaxed: a hint; the first note stands (compare-and-swap). */
+	__atomic_compare_exchange_n(&v->inside_ns, &none, sheaf_clock_ns(), 0,
+		__ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
 bool

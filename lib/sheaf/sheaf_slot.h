@@ -220,7 +220,8 @@ sheaf_slot_init_gate(struct sheaf_slot *lc, bool validate)
 
 /*
  * Whether this process owns lc, claiming it when unclaimed and inheriting
- * it when its owner is dead (looked at most every 10 ms per slot, by all processes together).
+ * it when its owner is dead (looked at most every 10 ms per slot, by all
+ * processes together).
  */
 bool sheaf_slot_claim(struct sheaf_pool *sp, struct sheaf_slot *lc);
 
@@ -416,11 +417,18 @@ bool sheaf_slot_idle(const struct sheaf_pool *sp, struct sheaf_slot *v);
 
 /*
  * Whether v's owner is stuck inside a call (SHEAF_STUCK_IDLES): inside
- * one now, its activity what thieves' looks last saw, unchanged for as
- * long before now. Racy, a hint.
+ * one now, at the activity thieves' looks last saw, and seen inside at it
+ * (sheaf_slot_note_inside()) half the stuck time before now or earlier.
+ * Racy, a hint.
  */
 bool sheaf_slot_stuck(const struct sheaf_pool *sp, const struct sheaf_slot *v,
 	uint64_t now);
+
+/*
+ * A thief's look found v's owner idle (sheaf_slot_idle()) and inside a
+ * call: the time it was first seen so, unless noted already.
+ */
+void sheaf_slot_note_inside(struct sheaf_slot *v);
 
 /*
  * Whether v's owner's activity, as thieves' looks last saw it change

@@ -436,6 +436,25 @@ sheaf_tx_settle(struct sheaf_pool *sp, struct sheaf_txlock *lk, uint64_t inc)
 	return 0;
 }
 
+bool
+sheaf_tx_held_by(const struct sheaf_pool *sp, uint64_t inc)
+{
+	uint32_t i;
+
+	/*
+	 * Acquire: pairs with the release that freed a lock (sheaf_tx_end(),
+	 * a take-over's end): a lock seen free here was, with the stores
+	 * its holder journaled.
+	 */
+	for (i = 0; i < sp->nb_nodes; i++)
+		if (__atomic_load_n(&sp->barn[i].lock.owner,
+				__ATOMIC_ACQUIRE) == inc ||
+				__atomic_load_n(&sp->depot[i].lock.owner,
+					__ATOMIC_ACQUIRE) == inc)
+			return true;
+	return false;
+}
+
 int
 sheaf_tx_recover_proc(struct sheaf_pool *sp, uint64_t inc)
 {

@@ -182,4 +182,10 @@ bool sheaf_tx_holds(const struct sheaf_txlock *lk);
  */
 int sheaf_tx_recover_proc(struct sheaf_pool *sp, uint64_t inc);
 
+/*
+ * Whether process inc holds a lock of sp now (its journal would be
+ * rolled back by whoever finds it dead). Racy for a live inc.
+ */
+bool sheaf_tx_held_by(const struct sheaf_pool *sp, uint64_t inc);
+
 #endif /* _SHEAF_TX_H_ */
