@@ -96,6 +96,19 @@ fill_worker(void *arg __rte_unused)
 }
 
 /*
+ * Lcore 1 fills its sheaves (fill_worker()) and goes idle: what it holds,
+ * 0 when the fill failed or left nothing there.
+ */
+static unsigned int
+fill_lcore1(void)
+{
+	if (rte_eal_remote_launch(fill_worker, NULL, 1) != 0 ||
+			rte_eal_wait_lcore(1) != 0)
+		return 0;
+	return sheaf_pair_count(&sheaf_pool_of(pool)->slot[1]);
+}
+
+/*
  * Lcore 1's slot holds objects; its owner died, and a thief of another
  * process inherited the slot to empty it (owner: its incarnation with
  * the heir bit, its mark set) and died too, before it had. Another thief
@@ -1581,10 +1594,7 @@ test_stuck_owner_left_out(void)
 	unsigned int k, n = 0;
 	void *o;
 
-	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(fill_worker, NULL, 1),
-		"launch on lcore 1");
-	SHEAF_TEST_ASSERT_INT(rte_eal_wait_lcore(1), 0, "lcore 1's fill");
-	RTE_TEST_ASSERT(sheaf_pair_count(v) != 0, "lcore 1 holds nothing");
+	RTE_TEST_ASSERT(fill_lcore1() != 0, "lcore 1 holds nothing");
 	__atomic_fetch_or(&v->busy, SHEAF_BUSY_CALL, __ATOMIC_RELAXED);
 	mb0 = stat_now(RTE_SHEAF_STAT_MEMBARRIER);
 	t0 = sheaf_clock_ns();
@@ -1644,10 +1654,7 @@ test_stuck_owner_found_dead(void)
 	unsigned int n = 0;
 	uint64_t t0;
 
-	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(fill_worker, NULL, 1),
-		"launch on lcore 1");
-	SHEAF_TEST_ASSERT_INT(rte_eal_wait_lcore(1), 0, "lcore 1's fill");
-	RTE_TEST_ASSERT(sheaf_pair_count(v) != 0, "lcore 1 holds nothing");
+	RTE_TEST_ASSERT(fill_lcore1() != 0, "lcore 1 holds nothing");
 	__atomic_fetch_or(&v->busy, SHEAF_BUSY_CALL, __ATOMIC_RELAXED);
 	/* A thief's look at its activity, and its note of the call. */
 	(void)sheaf_slot_idle(sp, v);
@@ -1707,10 +1714,7 @@ test_preempted_after_idle_waited(void)
 	pthread_t th;
 	int ret;
 
-	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(fill_worker, NULL, 1),
-		"launch on lcore 1");
-	SHEAF_TEST_ASSERT_INT(rte_eal_wait_lcore(1), 0, "lcore 1's fill");
-	held = sheaf_pair_count(v);
+	held = fill_lcore1();
 	RTE_TEST_ASSERT(held != 0, "lcore 1 holds nothing");
 	(void)sheaf_slot_idle(sp, v);
 	rte_delay_us_sleep(SHEAF_STUCK_IDLES * sp->tun.idle_ns / 1000 + 5000);
@@ -1749,10 +1753,7 @@ test_dead_owner_look_apart(void)
 	unsigned int n = 0;
 	int ret;
 
-	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(fill_worker, NULL, 1),
-		"launch on lcore 1");
-	SHEAF_TEST_ASSERT_INT(rte_eal_wait_lcore(1), 0, "lcore 1's fill");
-	RTE_TEST_ASSERT(sheaf_pair_count(v) != 0, "lcore 1 holds nothing");
+	RTE_TEST_ASSERT(fill_lcore1() != 0, "lcore 1 holds nothing");
 	other = rte_sheaf_pool_create("protocol_other", 64, POOL_ELT, 0, 0,
 		SOCKET_ID_ANY, 0, &cfg);
 	RTE_TEST_ASSERT_NOT_NULL(other, "create: %s", rte_strerror(rte_errno));
@@ -1837,10 +1838,7 @@ test_wait_looks_when_yielding(void)
 	struct hog h;
 	void *o;
 
-	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(fill_worker, NULL, 1),
-		"launch on lcore 1");
-	SHEAF_TEST_ASSERT_INT(rte_eal_wait_lcore(1), 0, "lcore 1's fill");
-	RTE_TEST_ASSERT(sheaf_pair_count(v) != 0, "lcore 1 holds nothing");
+	RTE_TEST_ASSERT(fill_lcore1() != 0, "lcore 1 holds nothing");
 	/* All but what lcore 1 holds, before the hog slows us. */
 	while (n < POOL_N - sheaf_pair_count(v) &&
 			rte_mempool_get(pool, &objs[n]) == 0)
@@ -1929,10 +1927,7 @@ test_flush_marked_slot_pending(void)
 	int ret1, ret0;
 	void *o[8];
 
-	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(fill_worker, NULL, 1),
-		"launch on lcore 1");
-	RTE_TEST_ASSERT_SUCCESS(rte_eal_wait_lcore(1), "lcore 1's fill");
-	RTE_TEST_ASSERT(sheaf_pair_count(v) != 0, "lcore 1 holds nothing");
+	RTE_TEST_ASSERT(fill_lcore1() != 0, "lcore 1 holds nothing");
 	RTE_TEST_ASSERT(sheaf_slot_mark(sp, v), "mark lcore 1's slot");
 	ret1 = rte_sheaf_flush(pool);
 	sheaf_slot_unmark(v);
