@@ -1590,7 +1590,7 @@ test_stuck_owner_left_out(void)
 {
 	struct sheaf_pool *sp = sheaf_pool_of(pool);
 	struct sheaf_slot *v = &sp->slot[1];
-	uint64_t mb0, t0, waited;
+	uint64_t mb0, t0, waited, quickest;
 	unsigned int k, n = 0;
 	void *o;
 
@@ -1610,15 +1610,20 @@ test_stuck_owner_left_out(void)
 		"the first failed get took %" PRIu64 " ms", waited / 1000000);
 	/* Past the stuck time, however early the first get gave up. */
 	rte_delay_us_sleep(SHEAF_STUCK_IDLES * sp->tun.idle_ns / 1000);
-	for (k = 0; k < 3; k++) {
+	/*
+	 * The quickest of three (a preemption of the test on a loaded
+	 * machine can stretch one; before the fix each took its 100 idle
+	 * times).
+	 */
+	for (k = 0, quickest = UINT64_MAX; k < 3; k++) {
 		t0 = sheaf_clock_ns();
 		RTE_TEST_ASSERT(rte_mempool_get(pool, &o) != 0,
 			"get %u with lcore 1 stuck succeeded", k);
-		waited = sheaf_clock_ns() - t0;
-		RTE_TEST_ASSERT(waited < 10 * sp->tun.idle_ns,
-			"get %u with lcore 1 stuck took %" PRIu64 " us", k,
-			waited / 1000);
+		quickest = RTE_MIN(quickest, sheaf_clock_ns() - t0);
 	}
+	RTE_TEST_ASSERT(quickest < 10 * sp->tun.idle_ns,
+		"the quickest of 3 gets with lcore 1 stuck took %" PRIu64 " us",
+		quickest / 1000);
 	SHEAF_TEST_ASSERT_INT(stat_now(RTE_SHEAF_STAT_MEMBARRIER), mb0,
 		"membarrier() calls for a stuck owner");
 
@@ -1833,43 +1838,53 @@ test_wait_looks_when_yielding(void)
 {
 	struct sheaf_pool *sp = sheaf_pool_of(pool);
 	struct sheaf_slot *v = &sp->slot[1];
-	uint64_t t0, took = 0, yield;
-	unsigned int n = 0, k;
+	uint64_t t0, took, yield;
+	unsigned int n, k, tries;
+	bool within = false;
 	struct hog h;
 	void *o;
 
-	RTE_TEST_ASSERT(fill_lcore1() != 0, "lcore 1 holds nothing");
-	/* All but what lcore 1 holds, before the hog slows us. */
-	while (n < POOL_N - sheaf_pair_count(v) &&
-			rte_mempool_get(pool, &objs[n]) == 0)
-		n++;
-	if (hog_start(&h) != 0) {
-		rte_mempool_put_bulk(pool, objs, n);
-		printf("cannot start a thread on our CPU: skipped\n");
-		return TEST_SKIPPED;
-	}
-	/* What a yield lasts now, the mean of 8. */
-	t0 = sheaf_clock_ns();
-	for (k = 0; k < 8; k++)
-		sched_yield();
-	yield = (sheaf_clock_ns() - t0) / 8;
-	/* Lcore 1's objects, one get each: the first waits for it. */
-	for (k = 0; n < POOL_N && k < 3; k++) {
+	/*
+	 * Up to three tries: one within the bound passes (a preemption of
+	 * the test by others on a loaded machine can stretch one; before
+	 * the fix every try took its 32 yields).
+	 */
+	for (tries = 0; tries < 3 && !within; tries++) {
+		RTE_TEST_ASSERT(fill_lcore1() != 0, "lcore 1 holds nothing");
+		/* All but what lcore 1 holds, before the hog slows us. */
+		for (n = 0; n < POOL_N - sheaf_pair_count(v) &&
+				rte_mempool_get(pool, &objs[n]) == 0; n++)
+			;
+		if (hog_start(&h) != 0) {
+			rte_mempool_put_bulk(pool, objs, n);
+			printf("cannot start a thread on our CPU: skipped\n");
+			return TEST_SKIPPED;
+		}
+		/* What a yield lasts now, the mean of 8. */
 		t0 = sheaf_clock_ns();
-		if (rte_mempool_get(pool, &o) == 0)
-			objs[n++] = o;
-		took = RTE_MAX(took, sheaf_clock_ns() - t0);
-		if (n < POOL_N && sheaf_pair_count(v) == 0)
-			break;
+		for (k = 0; k < 8; k++)
+			sched_yield();
+		yield = (sheaf_clock_ns() - t0) / 8;
+		/* Lcore 1's objects, one get each: the first waits. */
+		for (k = 0, took = 0; n < POOL_N && k < 3; k++) {
+			t0 = sheaf_clock_ns();
+			if (rte_mempool_get(pool, &o) == 0)
+				objs[n++] = o;
+			took = RTE_MAX(took, sheaf_clock_ns() - t0);
+			if (n < POOL_N && sheaf_pair_count(v) == 0)
+				break;
+		}
+		hog_stop(&h);
+		rte_mempool_put_bulk(pool, objs, n);
+		printf("try %u: the longest get took %" PRIu64 " us, a yield %" PRIu64 " us\n",
+			tries + 1, took / 1000, yield / 1000);
+		/* Its deadline and ten yields: fewer than the 32 between
+		 * looks. */
+		within = took < 3 * sp->tun.idle_ns + sp->tun.membarrier_ns +
+			10 * yield;
 	}
-	hog_stop(&h);
-	rte_mempool_put_bulk(pool, objs, n);
-	printf("the longest get took %" PRIu64 " us, a yield %" PRIu64 " us\n",
-		took / 1000, yield / 1000);
-	/* Its deadline, and ten yields: fewer than the 32 between looks. */
-	RTE_TEST_ASSERT(took < 3 * sp->tun.idle_ns + sp->tun.membarrier_ns +
-		10 * yield, "a get took %" PRIu64 " us, a yield %" PRIu64 " us",
-		took / 1000, yield / 1000);
+	RTE_TEST_ASSERT(within, "no get within its deadline and ten yields in %u tries",
+		tries);
 	return TEST_SUCCESS;
 }
 
