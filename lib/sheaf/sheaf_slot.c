@@ -522,8 +522,12 @@ sheaf_slot_idle(const struct sheaf_pool *sp, struct sheaf_slot *v)
 				&seen, now, 0, __ATOMIC_RELAXED,
 				__ATOMIC_RELAXED))
 			;
-		/* Not seen inside a call at the new activity yet. */
-		__atomic_store_n(&v->inside_ns, 0, __ATOMIC_RELAXED);
+		/*
+		 * Not seen inside a call at the new activity yet. Stored
+		 * only over a note: the line is the one requesters poll.
+		 */
+		if (__atomic_load_n(&v->inside_ns, __ATOMIC_RELAXED) != 0)
+			__atomic_store_n(&v->inside_ns, 0, __ATOMIC_RELAXED);
 		/* Release: pairs with the acquire above (and
 		 * sheaf_slot_stuck()'s): the time and the note before it. */
 		__atomic_store_n(&v->seen_activity, act, __ATOMIC_RELEASE);
