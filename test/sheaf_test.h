@@ -39,6 +39,15 @@
 #define TEST_FAILED (-1)
 #define TEST_SKIPPED 77
 
+/* Statistics item id of sheaf pool mp now; UINT64_MAX if unreadable. */
+static inline uint64_t
+sheaf_test_stat(const struct rte_mempool *mp, enum rte_sheaf_stat id)
+{
+	struct rte_sheaf_stats st;
+
+	return rte_sheaf_stats_get(mp, &st) == 0 ? st.count[id] : UINT64_MAX;
+}
+
 /*
  * The RTE_TEST_ASSERT family of rte_test.h, with the same names, arguments
  * and "return -1 on failure" behaviour. Defined here because distribution

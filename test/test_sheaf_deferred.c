@@ -105,16 +105,6 @@ rcu_pool(const char *name, unsigned int n, struct rte_sheaf_config *cfg)
 		cfg);
 }
 
-static uint64_t
-stat_of(struct rte_mempool *mp, enum rte_sheaf_stat id)
-{
-	struct rte_sheaf_stats st;
-
-	if (rte_sheaf_stats_get(mp, &st) != 0)
-		return UINT64_MAX;
-	return st.count[id];
-}
-
 static unsigned int
 in_deferred(struct rte_mempool *mp)
 {
@@ -219,7 +209,7 @@ test_bad_input(void)
 	/* n 0 reads no table, as rte_mempool_put_bulk(): NULL included. */
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_free_deferred_bulk(pool, NULL, 0), 0,
 		"NULL bulk of 0");
-	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_FREE_DEFERRED), 0,
+	SHEAF_TEST_ASSERT_INT(sheaf_test_stat(pool, RTE_SHEAF_STAT_FREE_DEFERRED), 0,
 		"free_deferred after refused calls");
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_reclaim(pool), 0, "reclaim, none");
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_deferred_barrier(pool), 0,
@@ -304,7 +294,7 @@ test_safety(void)
 	/* The partial sheaf gets stamped too, so the FIFO holds all. */
 	RTE_TEST_ASSERT(rte_sheaf_flush_lcore(pool) >= 0, "flush: failed");
 	SHEAF_TEST_ASSERT_INT(in_deferred(pool), nb_def, "in_deferred");
-	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_DEFERRED_STAMP), 4,
+	SHEAF_TEST_ASSERT_INT(sheaf_test_stat(pool, RTE_SHEAF_STAT_DEFERRED_STAMP), 4,
 		"deferred_stamp");
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_reclaim(pool), 0,
 		"reclaim while the reader holds x");
@@ -333,9 +323,9 @@ test_safety(void)
 		n--;
 	RTE_TEST_ASSERT(n > 0, "x not allocatable after the report");
 	rte_mempool_put_bulk(pool, objs, POOL_N);
-	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_DEFERRED_RECLAIM),
+	SHEAF_TEST_ASSERT_INT(sheaf_test_stat(pool, RTE_SHEAF_STAT_DEFERRED_RECLAIM),
 		nb_def, "deferred_reclaim");
-	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_DEFERRED_FALLBACK),
+	SHEAF_TEST_ASSERT_INT(sheaf_test_stat(pool, RTE_SHEAF_STAT_DEFERRED_FALLBACK),
 		0, "deferred_fallback");
 	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, 0));
 	return TEST_SUCCESS;
@@ -412,9 +402,9 @@ test_liveness(void)
 	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
 		"avail after barrier");
 	SHEAF_TEST_ASSERT_INT(in_deferred(pool), 0, "in_deferred");
-	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_FREE_DEFERRED),
+	SHEAF_TEST_ASSERT_INT(sheaf_test_stat(pool, RTE_SHEAF_STAT_FREE_DEFERRED),
 		POOL_N, "free_deferred");
-	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_DEFERRED_RECLAIM),
+	SHEAF_TEST_ASSERT_INT(sheaf_test_stat(pool, RTE_SHEAF_STAT_DEFERRED_RECLAIM),
 		POOL_N, "deferred_reclaim");
 	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, 0));
 	return TEST_SUCCESS;
@@ -456,9 +446,9 @@ test_shared_many(void)
 	SHEAF_TEST_ASSERT_INT(a.lcore, LCORE_ID_ANY, "thread lcore id");
 	SHEAF_TEST_ASSERT_INT(a.ret, 0, "free deferred bulk, no lcore id");
 	SHEAF_TEST_ASSERT_INT(in_deferred(pool), MANY_FREED, "in_deferred");
-	RTE_TEST_ASSERT(stat_of(pool, RTE_SHEAF_STAT_DEFERRED_STAMP) >=
+	RTE_TEST_ASSERT(sheaf_test_stat(pool, RTE_SHEAF_STAT_DEFERRED_STAMP) >=
 		MANY_FREED / MANY_CAP / 2, "deferred_stamp: got %" PRIu64,
-		stat_of(pool, RTE_SHEAF_STAT_DEFERRED_STAMP));
+		sheaf_test_stat(pool, RTE_SHEAF_STAT_DEFERRED_STAMP));
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_deferred_barrier(pool), 0, "barrier");
 	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), MANY_N,
 		"avail after barrier");
@@ -487,7 +477,7 @@ test_fallback(void)
 	for (i = 0; i < nb; i++)
 		SHEAF_TEST_ASSERT_INT(rte_sheaf_free_deferred(pool,
 			objs[POOL_N + i]), 0, "free deferred");
-	fb = stat_of(pool, RTE_SHEAF_STAT_DEFERRED_FALLBACK);
+	fb = sheaf_test_stat(pool, RTE_SHEAF_STAT_DEFERRED_FALLBACK);
 	RTE_TEST_ASSERT(fb > 0 && fb < nb, "deferred_fallback: got %" PRIu64
 		", expected 1..%u", fb, nb - 1);
 	SHEAF_TEST_ASSERT_INT(in_deferred(pool), nb, "in_deferred");
@@ -509,7 +499,7 @@ test_fallback(void)
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_deferred_barrier(pool), 0, "barrier");
 	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), POOL_N,
 		"avail after barrier");
-	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_DEFERRED_RECLAIM),
+	SHEAF_TEST_ASSERT_INT(sheaf_test_stat(pool, RTE_SHEAF_STAT_DEFERRED_RECLAIM),
 		nb, "deferred_reclaim");
 	n = get_all(pool, NULL);
 	SHEAF_TEST_ASSERT_INT(n, POOL_N, "objects allocatable after");
@@ -714,17 +704,17 @@ test_stress(void)
 	rte_mempool_put_bulk(pool, objs, n);
 	free(freed_at);
 	freed_at = NULL;
-	RTE_TEST_ASSERT(stat_of(pool, RTE_SHEAF_STAT_FREE_DEFERRED) ==
-		stat_of(pool, RTE_SHEAF_STAT_DEFERRED_RECLAIM),
+	RTE_TEST_ASSERT(sheaf_test_stat(pool, RTE_SHEAF_STAT_FREE_DEFERRED) ==
+		sheaf_test_stat(pool, RTE_SHEAF_STAT_DEFERRED_RECLAIM),
 		"free_deferred %" PRIu64 " != deferred_reclaim %" PRIu64,
-		stat_of(pool, RTE_SHEAF_STAT_FREE_DEFERRED),
-		stat_of(pool, RTE_SHEAF_STAT_DEFERRED_RECLAIM));
+		sheaf_test_stat(pool, RTE_SHEAF_STAT_FREE_DEFERRED),
+		sheaf_test_stat(pool, RTE_SHEAF_STAT_DEFERRED_RECLAIM));
 	printf("    freed deferred %" PRIu64 ", stamped %" PRIu64 ", fallback %" PRIu64 ", gets %" PRIu64 "\n",
-		stat_of(pool, RTE_SHEAF_STAT_FREE_DEFERRED),
-		stat_of(pool, RTE_SHEAF_STAT_DEFERRED_STAMP),
-		stat_of(pool, RTE_SHEAF_STAT_DEFERRED_FALLBACK),
-		stat_of(pool, RTE_SHEAF_STAT_ALLOC_FAST) +
-		stat_of(pool, RTE_SHEAF_STAT_ALLOC_SLOW));
+		sheaf_test_stat(pool, RTE_SHEAF_STAT_FREE_DEFERRED),
+		sheaf_test_stat(pool, RTE_SHEAF_STAT_DEFERRED_STAMP),
+		sheaf_test_stat(pool, RTE_SHEAF_STAT_DEFERRED_FALLBACK),
+		sheaf_test_stat(pool, RTE_SHEAF_STAT_ALLOC_FAST) +
+		sheaf_test_stat(pool, RTE_SHEAF_STAT_ALLOC_SLOW));
 	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, 0));
 	return TEST_SUCCESS;
 }

@@ -1409,14 +1409,6 @@ shared_get_thread(void *arg)
 	return NULL;
 }
 
-static uint64_t
-stat_now(enum rte_sheaf_stat k)
-{
-	struct rte_sheaf_stats st;
-
-	return rte_sheaf_stats_get(pool, &st) == 0 ? st.count[k] : UINT64_MAX;
-}
-
 /*
  * A get that cannot be served puts back what it took: no object was
  * handed out, so none is counted freed (free_slow), on an lcore's ladder
@@ -1443,8 +1435,8 @@ test_failed_get_not_freed(void)
 		RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, objs + i,
 			5), "get at %u", i);
 	RTE_TEST_ASSERT(rte_sheaf_flush_lcore(pool) >= 0, "flush");
-	freed = stat_now(RTE_SHEAF_STAT_FREE_SLOW);
-	fails = stat_now(RTE_SHEAF_STAT_ALLOC_FAIL);
+	freed = sheaf_test_stat(pool, RTE_SHEAF_STAT_FREE_SLOW);
+	fails = sheaf_test_stat(pool, RTE_SHEAF_STAT_ALLOC_FAIL);
 
 	/* The lcore's ladder. */
 	SHEAF_TEST_ASSERT_INT(rte_mempool_get_bulk(pool, objs + i, left + 50),
@@ -1458,9 +1450,9 @@ test_failed_get_not_freed(void)
 	SHEAF_TEST_ASSERT_INT(g.ret, -ENOBUFS,
 		"the shared path's get of more than is left");
 
-	SHEAF_TEST_ASSERT_INT(stat_now(RTE_SHEAF_STAT_ALLOC_FAIL), fails + 2,
+	SHEAF_TEST_ASSERT_INT(sheaf_test_stat(pool, RTE_SHEAF_STAT_ALLOC_FAIL), fails + 2,
 		"alloc_fail");
-	SHEAF_TEST_ASSERT_INT(stat_now(RTE_SHEAF_STAT_FREE_SLOW), freed,
+	SHEAF_TEST_ASSERT_INT(sheaf_test_stat(pool, RTE_SHEAF_STAT_FREE_SLOW), freed,
 		"free_slow after two failed gets");
 	SHEAF_TEST_ASSERT_INT(rte_mempool_avail_count(pool), left,
 		"objects left");

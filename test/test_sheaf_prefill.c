@@ -71,16 +71,6 @@ case_teardown(void)
 	objs = NULL;
 }
 
-static uint64_t
-stat_of(const struct rte_mempool *mp, enum rte_sheaf_stat id)
-{
-	struct rte_sheaf_stats st;
-
-	if (rte_sheaf_stats_get(mp, &st) != 0)
-		return UINT64_MAX;
-	return st.count[id];
-}
-
 /* Nothing held, nothing borrowed: every object available again. */
 static int
 check_whole(struct rte_mempool *mp)
@@ -150,7 +140,7 @@ test_take_whole(void)
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_info_get(pool, &before), 0, "info");
 	RTE_TEST_ASSERT(before.barn_full >= 1,
 		"barn full sheaves: got %u, expected >= 1", before.barn_full);
-	barn_get = stat_of(pool, RTE_SHEAF_STAT_BARN_GET);
+	barn_get = sheaf_test_stat(pool, RTE_SHEAF_STAT_BARN_GET);
 	pf = rte_sheaf_prefill_get(pool, CAP);
 	RTE_TEST_ASSERT_NOT_NULL(pf, "get %d: got NULL (rte_errno %d)", CAP,
 		rte_errno);
@@ -160,7 +150,7 @@ test_take_whole(void)
 		"barn full sheaves after");
 	SHEAF_TEST_ASSERT_INT(after.in_lcores, before.in_lcores,
 		"objects in lcore sheaves");
-	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_BARN_GET),
+	SHEAF_TEST_ASSERT_INT(sheaf_test_stat(pool, RTE_SHEAF_STAT_BARN_GET),
 		barn_get + 1, "barn_get");
 	/* Returned full: back whole into the barn. */
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_put(pool, pf), 0, "put");
@@ -193,13 +183,13 @@ test_oversize(void)
 {
 	const unsigned int n = 3 * CAP + 5;
 	struct rte_sheaf_prefill *pf;
-	uint64_t ev = stat_of(pool, RTE_SHEAF_STAT_PREFILL_OVERSIZE);
+	uint64_t ev = sheaf_test_stat(pool, RTE_SHEAF_STAT_PREFILL_OVERSIZE);
 
 	pf = rte_sheaf_prefill_get(pool, n);
 	RTE_TEST_ASSERT_NOT_NULL(pf, "get %u: got NULL (rte_errno %d)", n,
 		rte_errno);
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_size(pf), n, "size");
-	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_PREFILL_OVERSIZE),
+	SHEAF_TEST_ASSERT_INT(sheaf_test_stat(pool, RTE_SHEAF_STAT_PREFILL_OVERSIZE),
 		ev + 1, "prefill_oversize");
 	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, n));
 	SHEAF_TEST_ASSERT_INT(rte_sheaf_prefill_alloc_bulk(pf, objs, n), 0,
@@ -265,10 +255,10 @@ test_enomem(void)
 
 	SHEAF_TEST_ASSERT_INT(rte_mempool_get_bulk(pool, objs, held), 0,
 		"hold all but 10");
-	fails = stat_of(pool, RTE_SHEAF_STAT_PREFILL_FAIL);
+	fails = sheaf_test_stat(pool, RTE_SHEAF_STAT_PREFILL_FAIL);
 	SHEAF_TEST_ASSERT_NULL_ERR(rte_sheaf_prefill_get(pool, 11), ENOMEM);
 	SHEAF_TEST_ASSERT_NULL_ERR(rte_sheaf_prefill_get(pool, 3 * CAP), ENOMEM);
-	SHEAF_TEST_ASSERT_INT(stat_of(pool, RTE_SHEAF_STAT_PREFILL_FAIL),
+	SHEAF_TEST_ASSERT_INT(sheaf_test_stat(pool, RTE_SHEAF_STAT_PREFILL_FAIL),
 		fails + 2, "prefill_fail");
 	SHEAF_TEST_CHECK(sheaf_test_check_placement(pool, held));
 

@@ -710,19 +710,10 @@ claim_empty_worker(void *arg)
 	return rte_sheaf_flush(pool) < 0 ? -1 : 0;
 }
 
-/* The pool's stat item id now (UINT64_MAX if it cannot be read). */
-static uint64_t
-stat_now(enum rte_sheaf_stat id)
-{
-	struct rte_sheaf_stats st;
-
-	return rte_sheaf_stats_get(pool, &st) == 0 ? st.count[id] : UINT64_MAX;
-}
-
 static uint64_t
 lost_now(void)
 {
-	return stat_now(RTE_SHEAF_STAT_LOST);
+	return sheaf_test_stat(pool, RTE_SHEAF_STAT_LOST);
 }
 
 /*
@@ -1596,7 +1587,7 @@ test_stuck_owner_left_out(void)
 
 	RTE_TEST_ASSERT(fill_lcore1() != 0, "lcore 1 holds nothing");
 	__atomic_fetch_or(&v->busy, SHEAF_BUSY_CALL, __ATOMIC_RELAXED);
-	mb0 = stat_now(RTE_SHEAF_STAT_MEMBARRIER);
+	mb0 = sheaf_test_stat(pool, RTE_SHEAF_STAT_MEMBARRIER);
 	t0 = sheaf_clock_ns();
 	while (n < POOL_N && rte_mempool_get(pool, &objs[n]) == 0)
 		n++;
@@ -1624,7 +1615,7 @@ test_stuck_owner_left_out(void)
 	RTE_TEST_ASSERT(quickest < 10 * sp->tun.idle_ns,
 		"the quickest of 3 gets with lcore 1 stuck took %" PRIu64 " us",
 		quickest / 1000);
-	SHEAF_TEST_ASSERT_INT(stat_now(RTE_SHEAF_STAT_MEMBARRIER), mb0,
+	SHEAF_TEST_ASSERT_INT(sheaf_test_stat(pool, RTE_SHEAF_STAT_MEMBARRIER), mb0,
 		"membarrier() calls for a stuck owner");
 
 	__atomic_fetch_and(&v->busy, ~(uint64_t)SHEAF_BUSY_CALL,
