@@ -42,6 +42,7 @@
 #include "sheaf_pvt.h"
 #include "sheaf_barn.h"
 #include "sheaf_lend.h"
+#include "sheaf_lcore.h"
 #include "sheaf_pair.h"
 #include "sheaf_proc.h"
 #include "sheaf_reclaim.h"
@@ -375,7 +376,7 @@ test_refill_skip_once(void)
 	struct sheaf_pool *sp;
 	struct sheaf_slot *lc;
 	void *o[CACHE_POOL_N], *one;
-	uint64_t old, fails, hold;
+	uint64_t old, hold;
 	unsigned int got = 0;
 	int ret = TEST_SUCCESS;
 
@@ -407,10 +408,9 @@ test_refill_skip_once(void)
 		goto out;
 	}
 	sp->tun.dry_cycles = hold;
-	fails = sheaf_slot_stat(lc, RTE_SHEAF_STAT_ALLOC_FAIL);
-	if (lc->dry_refill_fails != fails - 1) {
-		printf("FAILED: after a failed get through the cache, the refill's failure %" PRIu64 ", expected %" PRIu64 " (armed, then the get for the call alone)\n",
-			lc->dry_refill_fails, fails - 1);
+	if (lc->dry_refill_calls != sheaf_lcore_dry_calls(lc) - 1) {
+		printf("FAILED: after a failed get through the cache, the refill's record %" PRIu64 ", expected %" PRIu64 " (armed, then the get for the call alone)\n",
+			lc->dry_refill_calls, sheaf_lcore_dry_calls(lc) - 1);
 		ret = TEST_FAILED;
 		goto out;
 	}
@@ -419,7 +419,7 @@ test_refill_skip_once(void)
 	old = rte_rdtsc() - 2 * sp->tun.dry_cycles;
 	lc->dry_tsc = old;
 	lc->dry_refill_state = sheaf_pair_state(lc);
-	lc->dry_refill_fails = fails;
+	lc->dry_refill_calls = sheaf_lcore_dry_calls(lc);
 	if (rte_mempool_ops_dequeue_bulk(mp, &one, 1) == 0 ||
 			lc->dry_tsc != old) {
 		printf("FAILED: the get right after an armed refill looked (dry_tsc %" PRIu64 ", was %" PRIu64 ")\n",
@@ -2059,6 +2059,211 @@ test_flush_in_handler_refused(void)
 	return TEST_SUCCESS;
 }
 
+/* The inline fast path's brackets (sheaf_lcore.h), entered by hand. */
+static uint64_t
+inline_enter(struct sheaf_slot *lc)
+{
+	uint64_t b = __atomic_load_n(&lc->busy, __ATOMIC_RELAXED);
+
+	(void)sheaf_slot_enter_at(lc, b);
+	return b;
+}
+
+/*
+ * A signal handler that interrupted an inline call (the fast path: its
+ * slot busy, no call depth) is refused a flush as one inside a call out
+ * of line is. Until 2026-12-06 the flush went ahead, left the handler's
+ * own slot out, and returned 0: "everything flushed" with the slot full
+ * (a reviewer's reproduction, with a real signal at pop.copied, printed
+ * the same).
+ */
+static int
+test_flush_in_inline_handler_refused(void)
+{
+	struct sheaf_slot *lc = &sheaf_pool_of(pool)->slot[rte_lcore_id()];
+	int ret, ret_lcore;
+	unsigned int held;
+	void *o[8];
+	uint64_t b;
+
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_get_bulk(pool, o, RTE_DIM(o)),
+		"get");
+	rte_mempool_put_bulk(pool, o, RTE_DIM(o));
+	held = sheaf_pair_count(lc);
+	b = inline_enter(lc);
+	ret = rte_sheaf_flush(pool);
+	ret_lcore = rte_sheaf_flush_lcore(pool);
+	sheaf_slot_leave_at(lc, b);
+	SHEAF_TEST_ASSERT_INT(ret, -EBUSY, "flush from a handler inside an inline get");
+	SHEAF_TEST_ASSERT_INT(ret_lcore, -EBUSY,
+		"flush_lcore from a handler inside an inline get");
+	SHEAF_TEST_ASSERT_INT(sheaf_pair_count(lc), held,
+		"the slot's objects after the refused flushes");
+	SHEAF_TEST_ASSERT_INT(rte_sheaf_flush(pool), 0, "flush after");
+	return TEST_SUCCESS;
+}
+
+/*
+ * A validated pool with DPDK's cache: a signal handler that interrupted
+ * an inline call frees an object the slot holds already (a double free)
+ * and its put flushes the lcore's cache. The flush is checked as any
+ * handler's put: refused. Until 2026-12-06 it was taken for the
+ * thread's own flush, "validated in the ladder", routed to the shared
+ * path (the slot busy), where nothing checks: the object was then in
+ * the slot and in the slabs, and handed out twice (a reviewer's
+ * reproduction).
+ */
+static int
+test_validated_flush_in_inline_handler(void)
+{
+	static const struct rte_sheaf_config cfg = {
+		.capacity = CAPACITY, .flags = RTE_SHEAF_F_VALIDATE,
+	};
+	struct rte_mempool *mp = rte_sheaf_pool_create("protocol_vflush",
+		CACHE_POOL_N, POOL_ELT, CACHE_SIZE, 0, SOCKET_ID_ANY, 0, &cfg);
+	unsigned int got = 0, twice = 0, i;
+	struct rte_mempool_cache *c;
+	struct sheaf_slot *lc;
+	uint64_t b, inv;
+	void **all, *x;
+	int ret;
+
+	RTE_TEST_ASSERT_NOT_NULL(mp, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	all = calloc(CACHE_POOL_N + 1, sizeof(*all));
+	RTE_TEST_ASSERT_NOT_NULL(all, "out of memory");
+	lc = &sheaf_pool_of(mp)->slot[rte_lcore_id()];
+	c = rte_mempool_default_cache(mp, rte_lcore_id());
+	RTE_TEST_ASSERT(c != NULL && c->len == 0, "no empty cache");
+	RTE_TEST_ASSERT_SUCCESS(rte_mempool_generic_get(mp, &x, 1, NULL),
+		"get");
+	rte_mempool_generic_put(mp, &x, 1, NULL); /* x in the slot's main */
+	inv = sheaf_test_stat(mp, RTE_SHEAF_STAT_FREE_INVALID);
+	/* The handler's put of x, flushing the cache it lands in. */
+	c->objs[0] = x;
+	c->len = 1;
+	b = inline_enter(lc);
+	ret = rte_mempool_ops_enqueue_bulk(mp, c->objs, c->len);
+	sheaf_slot_leave_at(lc, b);
+	c->len = 0;
+	inv = sheaf_test_stat(mp, RTE_SHEAF_STAT_FREE_INVALID) - inv;
+	while (got <= CACHE_POOL_N &&
+			rte_mempool_generic_get(mp, &all[got], 1, NULL) == 0)
+		got++;
+	for (i = 0; i < got; i++)
+		twice += all[i] == x;
+	rte_mempool_generic_put(mp, all, RTE_MIN(got, (unsigned int)CACHE_POOL_N),
+		NULL);
+	free(all);
+	rte_mempool_free(mp);
+	SHEAF_TEST_ASSERT_INT(ret, -EINVAL, "the handler's double free");
+	SHEAF_TEST_ASSERT_INT(inv, 1, "FREE_INVALID counted");
+	SHEAF_TEST_ASSERT_INT(twice, 1, "times the pool handed out x");
+	SHEAF_TEST_ASSERT_INT(got, CACHE_POOL_N, "objects the pool handed out");
+	return TEST_SUCCESS;
+}
+
+static void **record_give;
+static unsigned int record_n;
+static struct rte_mempool *record_mp;
+
+static int
+record_put_worker(void *arg __rte_unused)
+{
+	rte_mempool_generic_put(record_mp, record_give, record_n, NULL);
+	return 0;
+}
+
+/* Lcore 1 frees n objects of o into its sheaves. */
+static int
+record_lcore1_put(void **o, unsigned int n)
+{
+	record_give = o;
+	record_n = n;
+	RTE_TEST_ASSERT_SUCCESS(rte_eal_remote_launch(record_put_worker, NULL,
+		1), "launch on lcore 1");
+	return rte_eal_wait_lcore(1);
+}
+
+/*
+ * The record of a refill the dry look failed (dry_refill_*) lets only
+ * the get DPDK makes at once for the call alone skip its TSC read. Here
+ * that get is served by main and the application puts as many back: the
+ * pair's state word is as the record has it, but calls came between.
+ * 10 ms later, with lcore 1 holding 110 objects, a refill must look
+ * (ask lcore 1). Until 2026-12-06 the record was the state word and the
+ * failed gets: the refill failed without looking (a reviewer's
+ * reproduction: "alloc_fail +1, ask +0").
+ */
+static int
+test_refill_record_not_fooled(void)
+{
+	static const struct rte_sheaf_config cfg = {
+		.capacity = 64, .capacity_max = 64,
+	};
+	uint64_t hold, s0, ask, fail;
+	struct rte_mempool_cache *c;
+	struct sheaf_pool *sp;
+	struct sheaf_slot *lc;
+	void **all, *o[64];
+	unsigned int i;
+	int ret = TEST_SUCCESS;
+
+	record_mp = rte_sheaf_pool_create("protocol_record", CACHE_POOL_N,
+		POOL_ELT, 16, 0, SOCKET_ID_ANY, 0, &cfg);
+	RTE_TEST_ASSERT_NOT_NULL(record_mp, "create: got NULL (%s)",
+		rte_strerror(rte_errno));
+	sp = sheaf_pool_of(record_mp);
+	lc = &sp->slot[rte_lcore_id()];
+	c = rte_mempool_default_cache(record_mp, rte_lcore_id());
+	all = calloc(CACHE_POOL_N, sizeof(*all));
+	RTE_TEST_ASSERT_NOT_NULL(all, "out of memory");
+	for (i = 0; i < CACHE_POOL_N; i += 8)
+		SHEAF_TEST_CHECK(rte_mempool_generic_get(record_mp, &all[i], 8,
+			NULL));
+	SHEAF_TEST_CHECK(record_lcore1_put(all, 10));
+	rte_mempool_generic_put(record_mp, all + 10, 20, NULL);
+	/* A dry look: 10 held elsewhere, 20 more than we hold wanted. */
+	RTE_TEST_ASSERT_FAIL(rte_mempool_generic_get(record_mp, o, 40, NULL),
+		"a get of 40 with 30 in the pool");
+	hold = sp->tun.dry_cycles;
+	sp->tun.dry_cycles = UINT64_MAX / 2; /* the hold lasts, for now */
+	s0 = sheaf_pair_state(lc);
+	/* The refill fails on the hold; the get for 15 alone: from main. */
+	if (rte_mempool_generic_get(record_mp, o, 15, c) != 0 || c->len != 0) {
+		printf("FAILED: a get of 15 through the cache: its refill did not fail on the hold, or the get failed (cache %u)\n",
+			c->len);
+		ret = TEST_FAILED;
+	}
+	rte_mempool_generic_put(record_mp, o, 15, NULL);
+	sp->tun.dry_cycles = hold;
+	if (ret == TEST_SUCCESS && sheaf_pair_state(lc) != s0) {
+		printf("FAILED: the state word did not come back\n");
+		ret = TEST_FAILED;
+	}
+	rte_delay_ms(10); /* the hold is long over */
+	if (ret == TEST_SUCCESS)
+		ret = record_lcore1_put(all + 30, 100);
+	ask = sheaf_test_stat(record_mp, RTE_SHEAF_STAT_ASK);
+	fail = sheaf_test_stat(record_mp, RTE_SHEAF_STAT_ALLOC_FAIL);
+	if (ret == TEST_SUCCESS &&
+			rte_mempool_generic_get(record_mp, o, 15, c) != 0) {
+		printf("FAILED: a get of 15 through the cache, lcore 1 holding 110\n");
+		ret = TEST_FAILED;
+	}
+	ask = sheaf_test_stat(record_mp, RTE_SHEAF_STAT_ASK) - ask;
+	fail = sheaf_test_stat(record_mp, RTE_SHEAF_STAT_ALLOC_FAIL) - fail;
+	if (ret == TEST_SUCCESS && fail != 0 && ask == 0) {
+		printf("FAILED: the refill 10 ms after the look failed without looking (alloc_fail +%" PRIu64 ", ask +0)\n",
+			fail);
+		ret = TEST_FAILED;
+	}
+	rte_mempool_free(record_mp);
+	record_mp = NULL;
+	free(all);
+	return ret;
+}
+
 /*
  * A slot's activity, as thieves judge idleness by it, changes with every
  * call of its owner: here four fast gets pending in the busy word, then
@@ -2134,6 +2339,11 @@ static const struct sheaf_test_case cases[] = {
 	SHEAF_TEST_CASE_ST(setup, teardown, test_flush_marked_slot_pending),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_prefill_lcore_serves_flush),
 	SHEAF_TEST_CASE_ST(setup, teardown, test_flush_in_handler_refused),
+	SHEAF_TEST_CASE_ST(setup, teardown,
+		test_flush_in_inline_handler_refused),
+	SHEAF_TEST_CASE_ST(setup, teardown,
+		test_validated_flush_in_inline_handler),
+	SHEAF_TEST_CASE_ST(setup, teardown, test_refill_record_not_fooled),
 	SHEAF_TEST_CASE_ST(setup, teardown,
 		test_activity_moves_with_every_call),
 	SHEAF_TEST_CASES_END

@@ -126,9 +126,11 @@ rte_sheaf_flush_lcore(struct rte_mempool *mp)
 	 * From a signal handler inside a call of its thread: refused, not
 	 * logged (a flush waits, launches, takes slots over and logs).
 	 * Until 2026-12-06 only a handler whose thread held a lock was
-	 * refused, with 0 ("all flushed"). As rte_sheaf_flush().
+	 * refused, with 0 ("all flushed"), and later that day one that
+	 * interrupted an inline call (the fast path) still went ahead,
+	 * leaving its own slot out, and returned 0. As rte_sheaf_flush().
 	 */
-	if (sheaf_call_inside())
+	if (sheaf_call_inside() || sheaf_lcore_inline_below(sheaf_pool_of(mp)))
 		return sheaf_fail(EBUSY);
 	sheaf_call_enter();
 	n = sheaf_flush_self(sheaf_pool_of(mp), &pending);
@@ -143,7 +145,7 @@ rte_sheaf_flush(struct rte_mempool *mp)
 
 	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
-	if (sheaf_call_inside())
+	if (sheaf_call_inside() || sheaf_lcore_inline_below(sheaf_pool_of(mp)))
 		return sheaf_fail(EBUSY);
 	sheaf_call_enter();
 	n = sheaf_flush_all(sheaf_pool_of(mp));

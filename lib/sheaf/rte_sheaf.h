@@ -390,8 +390,10 @@ struct rte_mempool *rte_sheaf_pktmbuf_pool_create(const char *name,
  *   Objects moved to the slabs (>= 0), or a negative errno, also in
  *   rte_errno:
  *   - -EINVAL: mp is not a sheaf pool.
- *   - -EBUSY: from a signal handler that interrupted a call into a sheaf
- *     pool on its thread: nothing done, not logged.
+ *   - -EBUSY: from a signal handler that interrupted, on its thread, a
+ *     call into mp (its inline get, put or deferred free included) or a
+ *     call into another sheaf pool that left the inline path: nothing
+ *     done, not logged.
  */
 __rte_experimental
 int rte_sheaf_flush_lcore(struct rte_mempool *mp);
@@ -422,8 +424,7 @@ int rte_sheaf_flush_lcore(struct rte_mempool *mp);
  *   sheaves are back; the caller's own counts when another lcore held
  *   its slot to the end), or a negative errno, also in rte_errno:
  *   - -EINVAL: mp is not a sheaf pool.
- *   - -EBUSY: from a signal handler that interrupted a call into a sheaf
- *     pool on its thread: nothing done, not logged.
+ *   - -EBUSY: as rte_sheaf_flush_lcore(): nothing done, not logged.
  */
 __rte_experimental
 int rte_sheaf_flush(struct rte_mempool *mp);

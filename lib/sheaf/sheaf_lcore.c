@@ -371,6 +371,7 @@ void
 sheaf_lcore_put_slow(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void * const *objs, unsigned int n)
 {
+	sheaf_lcore_dry_forget(lc);
 	sheaf_call_enter();
 	sheaf_lcore_put_in(sp, lc, objs, n);
 	sheaf_call_leave(sp);
@@ -424,8 +425,7 @@ sheaf_lcore_get_first(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	 * the cache), not its other checks. A get made later, after any
 	 * call of the lcore, reads the TSC.
 	 */
-	if (lc->dry_refill_fails ==
-			sheaf_slot_stat(lc, RTE_SHEAF_STAT_ALLOC_FAIL) &&
+	if (lc->dry_refill_calls == sheaf_lcore_dry_calls(lc) &&
 			lc->dry_refill_state == sheaf_pair_state(lc))
 		dry = sheaf_reclaim_dry_held(lc, n - have);
 	else
@@ -569,11 +569,11 @@ sheaf_lcore_get_slow(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		sheaf_slot_stat_add(lc, RTE_SHEAF_STAT_ALLOC_FAIL, 1);
 		if (sheaf_lcore_cache_refill(sp, objs)) {
 			lc->dry_refill_state = sheaf_pair_state(lc);
-			lc->dry_refill_fails = sheaf_slot_stat(lc,
-				RTE_SHEAF_STAT_ALLOC_FAIL);
+			lc->dry_refill_calls = sheaf_lcore_dry_calls(lc);
 		}
 		return -ENOBUFS;
 	}
+	sheaf_lcore_dry_forget(lc);
 	sheaf_call_enter();
 	ret = sheaf_lcore_get_in(sp, lc, objs, n, first);
 	sheaf_call_leave(sp);
@@ -726,9 +726,13 @@ sheaf_pool_put_other(struct sheaf_pool *sp, void * const *objs,
 	 * moves as the cache itself, cut as it goes: each run is checked
 	 * once cut off the cache, before it lands, and a death in between
 	 * counts it lost (sheaf_lcore_push_checked(),
-	 * sheaf_shared_give_run()), its refusals counted there.
+	 * sheaf_shared_give_run()), its refusals counted there. A handler
+	 * that interrupted an inline call of its thread (its slot busy)
+	 * takes the shared path with no table to cut: checked here, as any
+	 * handler's put (until 2026-12-06 it went unchecked: a double free
+	 * accepted).
 	 */
-	handler = sheaf_call_inside();
+	handler = sheaf_call_inside() || sheaf_lcore_inline_below(sp);
 	if (!handler && sheaf_lcore_cache_flush_any(sp, objs, n) != NULL) {
 		bad = sheaf_lcore_put_route(sp, objs, n);
 	} else {

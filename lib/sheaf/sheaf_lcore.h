@@ -175,6 +175,58 @@ sheaf_lcore_free_deferred(struct sheaf_pool *sp, void * const *objs,
 	return sheaf_lcore_free_deferred_slow(sp, objs, n);
 }
 
+/*
+ * Whether the calling thread's slot of sp is ours and busy: an inline
+ * call (the fast path's get, put or deferred free, which count no call
+ * depth: sheaf_call_inside() does not see them) runs below, so the
+ * caller is a signal handler that interrupted it. Relaxed: the thread's
+ * own word (sheaf_slot_hold() reads it so).
+ */
+static inline bool
+sheaf_lcore_inline_below(struct sheaf_pool *sp)
+{
+	const struct sheaf_slot *lc = sheaf_slot_of(sp);
+
+	return lc != NULL && sheaf_slot_ours(lc) &&
+		(__atomic_load_n(&lc->busy, __ATOMIC_RELAXED) &
+			SHEAF_BUSY_BITS) != 0;
+}
+
+/*
+ * What the record of a refill the dry look failed (struct sheaf_slot's
+ * dry_refill_*) compares to tell that no call of lc's owner came
+ * between: its failed gets, its deferred frees and the fast counts
+ * pending in its busy word (own words, exact). Each call on the fast
+ * path adds to one of them (a get or put of no object changes nothing);
+ * any other call forgets the record (sheaf_lcore_dry_forget(), and
+ * sheaf_slot_enter() at an entry out of line) before it moves anything.
+ * (A reset of the counters between may bring the sum back: one get then
+ * skips its TSC read.)
+ * Until 2026-12-06 the record was the pair's state and the failed gets:
+ * a get served by main and a put of as many brought the state back, and
+ * a refill long after the look failed without looking.
+ */
+static inline uint64_t
+sheaf_lcore_dry_calls(const struct sheaf_slot *lc)
+{
+	uint64_t b = __atomic_load_n(&lc->busy, __ATOMIC_RELAXED);
+
+	return sheaf_slot_stat(lc, RTE_SHEAF_STAT_ALLOC_FAIL) +
+		sheaf_slot_stat(lc, RTE_SHEAF_STAT_FREE_DEFERRED) +
+		sheaf_busy_count(b, RTE_SHEAF_STAT_ALLOC_FAST) +
+		sheaf_busy_count(b, RTE_SHEAF_STAT_FREE_FAST);
+}
+
+/*
+ * A slow call of lc's owner: no refill record holds past it
+ * (sheaf_lcore_dry_calls()).
+ */
+static inline void
+sheaf_lcore_dry_forget(struct sheaf_slot *lc)
+{
+	lc->dry_refill_calls = UINT64_MAX;
+}
+
 /* Lcore slot lc's sheaf capacity now: its owner's relaxed store, a hint. */
 static inline uint32_t
 sheaf_lcore_capacity(const struct sheaf_slot *lc)

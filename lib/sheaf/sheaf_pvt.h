@@ -345,12 +345,13 @@ struct sheaf_slot {
 	uint64_t dry_have;     /* what the others and the tiers held then */
 	/*
 	 * A refill of DPDK's cache that the dry look failed: the pair's
-	 * state and the failed-get count just after it. The get DPDK makes
-	 * at once for the call alone finds both unchanged (sheaf_lcore.c);
-	 * owner, plain.
+	 * state and the owner's call counts just after it
+	 * (sheaf_lcore_dry_calls()), UINT64_MAX once a call out of line
+	 * forgot it. The get DPDK makes at once for the call alone finds
+	 * both unchanged (sheaf_lcore.c); owner, plain.
 	 */
 	uint64_t dry_refill_state;
-	uint64_t dry_refill_fails;
+	uint64_t dry_refill_calls;
 	/*
 	 * A run moving into main or spare by the cut protocol (sheaf_pair.h,
 	 * sheaf_pair_cut_begin(): a flush of DPDK's cache, a prefill
