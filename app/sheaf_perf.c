@@ -10,8 +10,10 @@
  * --rotate), so each round compares entries under the same machine
  * conditions. The wall time of a measurement is read on the main lcore
  * alone, from go to its stop: lcores' TSCs need not agree (VMs), so
- * stamps of different lcores are never compared. After every measurement the pool must be whole again:
- * rte_mempool_avail_count() == size once all lcores are done.
+ * stamps of different lcores are never compared. After every measurement
+ * the pool must be whole again: once all lcores are done it holds each of
+ * its objects once, no fewer (lost) and no more (freed twice), counted
+ * without the cap at the pool's size of rte_mempool_avail_count().
  */
 
 #include <errno.h>
@@ -187,25 +189,55 @@ fail:
 }
 
 /*
- * Whole: every object is available again. Sheaf lcore sheaves count as
- * available when quiet; a flush is the fallback should they not.
+ * The objects pool mp holds, with no lcore inside it: its driver's and
+ * DPDK's per-lcore caches'. Not capped at the size, as
+ * rte_mempool_avail_count() and sheaf's get_count are (objects move
+ * between tiers while they count), so that an object freed twice shows
+ * as one more. A sheaf pool's are its tiers' (rte_sheaf_info_get():
+ * slabs, barns with the sheaves in transit, lcore sheaves); sheaves lent
+ * by rte_sheaf_prefill_get() and objects freed deferred, not reclaimed,
+ * are out of the pool, as a get's are.
+ */
+static uint64_t
+pool_count(const struct perf_entry *e)
+{
+	const struct rte_mempool *mp = e->mp;
+	struct rte_sheaf_info in;
+	uint64_t n;
+	unsigned int i;
+
+	if (entry_is_sheaf(e) && rte_sheaf_info_get(mp, &in) == 0)
+		n = (uint64_t)in.in_slabs + in.in_barns + in.in_lcores;
+	else
+		/* rte_mempool_ops_get_count() is not exported: its callback. */
+		n = rte_mempool_get_ops(mp->ops_index)->get_count(mp);
+	for (i = 0; mp->cache_size != 0 && i < RTE_MAX_LCORE; i++)
+		n += mp->local_cache[i].len;
+	return n;
+}
+
+/*
+ * Whole: every object is back, once. Sheaf lcore sheaves count when
+ * quiet; a flush is the fallback should they not, when objects are
+ * missing only: a flush to the slabs would drop a duplicate (the slabs
+ * refuse an object already free) and hide it.
  */
 static bool
-pool_whole(const struct perf_entry *e, unsigned int *avail)
+pool_whole(const struct perf_entry *e, uint64_t *held)
 {
 	struct rte_mempool *mp = e->mp;
 	unsigned int i;
 
-	*avail = rte_mempool_avail_count(mp);
-	for (i = 0; i < PERF_FLUSH_TRIES && *avail != mp->size &&
+	*held = pool_count(e);
+	for (i = 0; i < PERF_FLUSH_TRIES && *held < mp->size &&
 			entry_is_sheaf(e); i++) {
 		int pending = rte_sheaf_flush(mp);
 
-		*avail = rte_mempool_avail_count(mp);
+		*held = pool_count(e);
 		if (pending <= 0)
 			break;
 	}
-	return *avail == mp->size;
+	return *held == mp->size;
 }
 
 static int
@@ -357,7 +389,7 @@ sample_add(struct perf_sample *acc, const struct perf_sample *s)
 		acc->status = PERF_FAILED;
 	if (acc->whole && !s->whole) {
 		acc->whole = false;
-		acc->avail = s->avail;
+		acc->held = s->held;
 	}
 	sample_derive(acc);
 }
@@ -410,18 +442,23 @@ measure_check_whole(struct perf_entry *e, struct perf_sample *s)
 
 	s->whole = true;
 	if (e->mp != NULL) {
-		s->whole = pool_whole(e, &s->avail);
+		s->whole = pool_whole(e, &s->held);
 		size = e->mp->size;
 	} else if (e->kind == PERF_ENTRY_LIMIT && e->priv != NULL) {
-		s->avail = perf_limit_avail(e, &size);
-		s->whole = s->avail == size;
+		s->held = perf_limit_avail(e, &size);
+		s->whole = s->held == size;
 	}
 	if (!s->whole && !e->not_whole) {
 		e->not_whole = true;
-		if (e->reason[0] == '\0')
+		if (e->reason[0] == '\0' && s->held > size)
 			snprintf(e->reason, sizeof(e->reason),
-				"%u of %u objects available after a run",
-				s->avail, size);
+				"%" PRIu64 " of %u objects after a run: %" PRIu64
+				" more (objects freed twice)", s->held, size,
+				s->held - size);
+		else if (e->reason[0] == '\0')
+			snprintf(e->reason, sizeof(e->reason),
+				"%" PRIu64 " of %u objects after a run: %" PRIu64
+				" fewer (lost)", s->held, size, size - s->held);
 	}
 }
 
@@ -917,8 +954,8 @@ check_scenarios(struct perf_opts *o)
 }
 
 /*
- * Whether entry e counts against the exit status: a pool that lost
- * objects always; with --strict, also an entry that failed (setup, a
+ * Whether entry e counts against the exit status: a pool that lost or
+ * duplicated objects always; with --strict, also an entry that failed (setup, a
  * round, a stall) or missed rounds it should have run.
  */
 static bool

@@ -253,7 +253,9 @@ struct perf_sample {
 	/** rx: the same, of the lcore worst off; NAN: none. */
 	double starved_max;
 	bool whole;             /**< Pool whole after the run. */
-	unsigned int avail;     /**< rte_mempool_avail_count() after. */
+	/** Objects the pool (limit: its rings) held after the run, not
+	 * capped at its size: more than it has is a double free. */
+	uint64_t held;
 };
 
 /** One row of the report: a scenario measured with one ops spec. */
@@ -269,7 +271,8 @@ struct perf_entry {
 	uint64_t *lc_polls;
 	uint64_t *lc_starved;
 	enum perf_status status;         /**< PERF_FAILED once any failed. */
-	bool not_whole;                  /**< A round lost objects. */
+	bool not_whole;                  /**< A round lost or duplicated
+					  *   objects. */
 	char reason[PERF_REASON_LEN];
 	/* Summary over PERF_OK rounds. */
 	unsigned int nb_ok;

@@ -338,7 +338,8 @@ static const struct perf_option perf_options[] = {
 	{ "strict", NULL, PERF_ARG_FLAG, OFF(strict),
 	  .help = "exit 1 when any entry failed (setup, a round, a\n"
 		"stall), missed rounds or lost objects, or a scenario\n"
-		"could not run (default: only when a pool lost objects)" },
+		"could not run (default: only when a pool is not whole,\n"
+		"objects lost or freed twice)" },
 	{ "quiet", NULL, PERF_ARG_FLAG, OFF(quiet),
 	  .help = "no progress line on stderr" },
 	{ "list", NULL, PERF_ARG_FLAG, OFF(list),
