@@ -356,13 +356,13 @@ sample_derive(struct perf_sample *s)
 	s->starved = s->polls != 0 ?
 		(double)s->polls_starved / (double)s->polls : NAN;
 	s->mobjs = 0;
-	s->cycles_per_obj = 0;
-	if (s->objects != 0 && s->wall_cycles != 0) {
+	if (s->objects != 0 && s->wall_cycles != 0)
 		s->mobjs = (double)s->objects * (double)rte_get_tsc_hz() /
 			(double)s->wall_cycles / 1e6;
-		s->cycles_per_obj = (double)s->lcore_cycles /
-			(double)s->objects;
-	}
+	/* None where no object moved (overload scenarios): not 0, which
+	 * would pull the median of the rounds down. */
+	s->cycles_per_obj = s->objects != 0 ?
+		(double)s->lcore_cycles / (double)s->objects : NAN;
 }
 
 /*

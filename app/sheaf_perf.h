@@ -237,7 +237,7 @@ struct perf_sample {
 	uint64_t membarriers;   /**< membarrier() calls of a sheaf pool. */
 	bool has_membarriers;   /**< The library counts them (by name). */
 	double mobjs;           /**< Million objects per second. */
-	double cycles_per_obj;  /**< lcore_cycles / objects. */
+	double cycles_per_obj;  /**< lcore_cycles / objects; NAN: none moved. */
 	double ratio;           /**< mobjs / baseline's mobjs, same round. */
 	bool has_ratio;
 	double share;           /**< mobjs / floor's or limit's, same round. */
@@ -277,7 +277,7 @@ struct perf_entry {
 	/* Summary over PERF_OK rounds. */
 	unsigned int nb_ok;
 	double mobjs_med, mobjs_min, mobjs_max;
-	double cpo_med;
+	double cpo_med;   /**< Of the OK rounds that moved objects; NAN: none. */
 	unsigned int nb_ratio;
 	double ratio_med, ratio_min, ratio_max;
 	unsigned int nb_share;

@@ -154,10 +154,12 @@ perf_summarise(const struct perf_opts *o, struct perf_result *res)
 				v[n++] = p[r].mobjs;
 		e->nb_ok = n;
 		spread(v, n, &e->mobjs_med, &e->mobjs_min, &e->mobjs_max);
+		/* A round that moved no object has none: left out. */
 		for (n = 0, r = 0; r < o->rounds; r++)
-			if (p[r].status == PERF_OK)
+			if (p[r].status == PERF_OK &&
+					!isnan(p[r].cycles_per_obj))
 				v[n++] = p[r].cycles_per_obj;
-		e->cpo_med = median(v, n);
+		e->cpo_med = n != 0 ? median(v, n) : NAN;
 		for (n = 0, r = 0; r < o->rounds; r++)
 			if (p[r].has_ratio)
 				v[n++] = p[r].ratio;
@@ -228,10 +230,11 @@ print_row(FILE *f, const struct perf_opts *o, const struct perf_result *res,
 	if (e->ops != NULL)
 		snprintf(cache, sizeof(cache), "%u", e->ops->cache);
 	fprintf(f, "%-18s %5s ", perf_entry_label(e), cache);
-	if (e->nb_ok != 0)
-		fprintf(f, "%9.2f %9.2f %9.2f %8.1f ", e->mobjs_med,
-			e->mobjs_min, e->mobjs_max, e->cpo_med);
-	else
+	if (e->nb_ok != 0) {
+		fprintf(f, "%9.2f %9.2f %9.2f ", e->mobjs_med,
+			e->mobjs_min, e->mobjs_max);
+		print_figure(f, "%8.1f ", e->cpo_med, "-");
+	} else
 		fprintf(f, "%9s %9s %9s %8s ", "-", "-", "-", "-");
 	if (e->nb_ratio != 0)
 		fprintf(f, "%7.3f %7.3f %7.3f ", e->ratio_med, e->ratio_min,
@@ -389,9 +392,10 @@ csv_round(FILE *f, const struct perf_result *res, const struct perf_entry *e,
 	const struct perf_sample *p = &e->rounds[r];
 
 	csv_entry_head(f, "round", res, e);
-	fprintf(f, "%u,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f,%.3f,", r,
+	fprintf(f, "%u,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f,", r,
 		status_name(p->status), p->objects, p->wall_cycles,
-		p->lcore_cycles, p->mobjs, p->cycles_per_obj);
+		p->lcore_cycles, p->mobjs);
+	csv_num(f, !isnan(p->cycles_per_obj), "%.3f", p->cycles_per_obj);
 	if (p->has_ratio)
 		fprintf(f, "%.5f", p->ratio);
 	fprintf(f, ",,,,,,%" PRIu64 ",%d,,", p->get_fail, p->whole);
@@ -409,7 +413,7 @@ csv_summary(FILE *f, const struct perf_result *res,
 	csv_entry_head(f, "summary", res, e);
 	fprintf(f, ",%s,,,,", entry_status_name(e));
 	csv_num(f, e->nb_ok != 0, "%.4f", e->mobjs_med);
-	csv_num(f, e->nb_ok != 0, "%.3f", e->cpo_med);
+	csv_num(f, !isnan(e->cpo_med), "%.3f", e->cpo_med);
 	csv_num(f, e->nb_ratio != 0, "%.5f", e->ratio_med);
 	csv_num(f, e->nb_ok != 0, "%.4f", e->mobjs_min);
 	csv_num(f, e->nb_ok != 0, "%.4f", e->mobjs_max);
@@ -531,7 +535,7 @@ json_summary(FILE *f, const struct perf_entry *e)
 	json_num(f, "mobjs", e->nb_ok != 0, e->mobjs_med);
 	json_num(f, "mobjs_min", e->nb_ok != 0, e->mobjs_min);
 	json_num(f, "mobjs_max", e->nb_ok != 0, e->mobjs_max);
-	json_num(f, "cycles_per_obj", e->nb_ok != 0, e->cpo_med);
+	json_num(f, "cycles_per_obj", !isnan(e->cpo_med), e->cpo_med);
 	json_num(f, "ratio", e->nb_ratio != 0, e->ratio_med);
 	json_num(f, "ratio_min", e->nb_ratio != 0, e->ratio_min);
 	json_num(f, "ratio_max", e->nb_ratio != 0, e->ratio_max);
@@ -554,8 +558,8 @@ json_round(FILE *f, const struct perf_sample *p, unsigned int r)
 		", \"lcore_cycles\": %" PRIu64, p->objects, p->wall_cycles,
 		p->lcore_cycles);
 	json_num(f, "mobjs", p->status == PERF_OK, p->mobjs);
-	json_num(f, "cycles_per_obj", p->status == PERF_OK,
-		p->cycles_per_obj);
+	json_num(f, "cycles_per_obj", p->status == PERF_OK &&
+		!isnan(p->cycles_per_obj), p->cycles_per_obj);
 	json_num(f, "ratio", p->has_ratio, p->ratio);
 	json_num(f, "share", p->has_share, p->share);
 	fprintf(f, ", \"get_fail\": %" PRIu64 ", \"fail_cycles\": %" PRIu64,
