@@ -20,7 +20,8 @@ Usage: testpmd_perf.py --plugin BUILD/drivers/librte_mempool_sheaf.so
            [--ops sheaf,sheaf:256,ring_mp_mc,stack] [--mbcache 0,default]
            [--rounds 5] [--seconds 2] [--lcores 0-1] [--no-huge]
            [--baseline ring_mp_mc:default] [--csv FILE]
-Exit: 0, or 1 when a run failed to forward.
+Exit: 0, or 1 when a run failed (forwarded nothing, or testpmd failed or
+exited non-zero).
 """
 
 import argparse
@@ -136,10 +137,16 @@ class Testpmd:
         self.wait_prompts(n, timeout)
 
     def quit(self, timeout):
+        """Quit testpmd: its output, or RuntimeError if it exits
+        non-zero (it may have failed at its teardown, the pool's free
+        among it: what it counted is not to be trusted)."""
         self.proc.stdin.write(b"quit\n")
         self.proc.stdin.close()
         self.proc.wait(timeout=timeout)
         self.reader.join(timeout)
+        if self.proc.returncode != 0:
+            raise RuntimeError("testpmd exited with status %d after quit"
+                               % self.proc.returncode)
         return self.output()
 
     def kill(self):
