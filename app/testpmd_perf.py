@@ -244,8 +244,11 @@ def ratios_to(rates, ref):
 
 
 def spread(v):
-    """Median, min and max of v, or zeros when empty."""
-    return (statistics.median(v), min(v), max(v)) if v else (0, 0, 0)
+    """Median, min and max of v as columns, each '-' when v is empty (no
+    round where both ran): a ratio of 0 would read as a result."""
+    if not v:
+        return ("-",) * 3
+    return tuple("%.3f" % x for x in (statistics.median(v), min(v), max(v)))
 
 
 def report(args, configs, rates, base):
@@ -262,10 +265,14 @@ def report(args, configs, rates, base):
             print("%-12s %-8s failed" % (name, cfg[1]))
             continue
         share = ratios_to(rates[cfg], rates[floor]) if floor else []
-        print("%-12s %-8s %10.2f %10.2f %10.2f %8.3f %8.3f %8.3f %8s" % (
+        # Failed in some rounds: its figures are of the others (as
+        # sheaf-perf's status column says).
+        mark = ("  (%d/%d rounds)" % (len(ok), len(rates[cfg]))
+                if len(ok) < len(rates[cfg]) else "")
+        print("%-12s %-8s %10.2f %10.2f %10.2f %8s %8s %8s %8s%s" % (
             (name, cfg[1], statistics.median(ok) / 1e6, min(ok) / 1e6,
              max(ok) / 1e6) + spread(ratios_to(rates[cfg], rates[base]))
-            + ("%.3f" % statistics.median(share) if share else "-",)))
+            + ("%.3f" % statistics.median(share) if share else "-", mark)))
 
 
 def main():
