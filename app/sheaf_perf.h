@@ -334,6 +334,21 @@ perf_worker_should_stop(struct perf_worker *w)
 	return __atomic_load_n(&s->stop, __ATOMIC_RELAXED) != 0;
 }
 
+/*
+ * For a get that retries: whether to give up, at stop. Before go (t_start
+ * 0: the gets of a body's setup) only a stop already stored counts: the
+ * deadline is not set yet (0), which the timekeeper would take as passed
+ * and store stop, ending the measurement before it began.
+ */
+static inline bool
+perf_worker_retry_stop(struct perf_worker *w)
+{
+	if (w->t_start == 0)
+		/* Relaxed: a late read only retries once more. */
+		return __atomic_load_n(&w->sync->stop, __ATOMIC_RELAXED) != 0;
+	return perf_worker_should_stop(w);
+}
+
 /* sheaf_perf_rx.c: rx-* scenarios. */
 /** rx-chunk*: descriptors a rearm call (ixgbe's, i40e's threshold). */
 #define PERF_RX_CHUNK 32

@@ -154,7 +154,7 @@ rcu_get(struct perf_worker *w, struct perf_rcu *r, void **obj)
 	first = rte_rdtsc();
 	do {
 		w->get_fail++;
-		if (perf_worker_should_stop(w) && w->t_start != 0)
+		if (perf_worker_retry_stop(w))
 			return -1;
 		if (rte_rdtsc() - first > w->sync->stall) {
 			perf_worker_fail(w, "get failed for %.0f ms on lcore %u",

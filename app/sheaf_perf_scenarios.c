@@ -105,10 +105,7 @@ obj_get_slow(struct perf_worker *w, void **objs, unsigned int n)
 
 	do {
 		w->get_fail++;
-		if (w->t_start != 0 ? perf_worker_should_stop(w) :
-				__atomic_load_n(&w->sync->stop,
-					__ATOMIC_RELAXED) != 0)
-			/* Relaxed above: a late read only retries once more. */
+		if (perf_worker_retry_stop(w))
 			return -1;
 		if (rte_rdtsc() - first > w->sync->stall) {
 			perf_worker_fail(w, "get of %u failed for %.0f ms on lcore %u",
