@@ -266,6 +266,7 @@ measure_reset(struct perf_ctx *c, struct perf_entry *e,
 		w->priv = e->priv;
 		w->kind = e->kind;
 		w->done = 0;
+		w->tk_calls = 0;
 		w->objects = 0;
 		w->t_start = 0;
 		w->t_end = 0;
