@@ -59,7 +59,6 @@ struct perf_ctx {
 	unsigned int nb_rings;
 	struct perf_sync *sync;
 	uint64_t t_stop;              /* main's TSC at its stop */
-	uint64_t mb_before;           /* membarrier count at the start */
 };
 
 static bool
@@ -114,18 +113,6 @@ mb_stat_lookup(void)
 	}
 }
 
-/* membarrier() calls of a sheaf pool so far; false: not counted. */
-static bool
-mb_count(const struct perf_entry *e, uint64_t *n)
-{
-	struct rte_sheaf_stats st;
-
-	if (mb_stat < 0 || !entry_is_sheaf(e) ||
-			rte_sheaf_stats_get(e->mp, &st) != 0)
-		return false;
-	*n = st.count[mb_stat];
-	return true;
-}
 
 static struct rte_mempool *
 pool_create(const struct perf_ctx *c, unsigned int idx,
@@ -277,8 +264,11 @@ measure_reset(struct perf_ctx *c, struct perf_entry *e,
 		w->polls_starved = 0;
 		w->reason[0] = '\0';
 	}
-	/* Read with no lcore inside the pool: the count is exact. */
-	s->has_membarriers = mb_count(e, &c->mb_before);
+	/* Read by main at go and at its stop: perf_sync_mb_read(). */
+	if (mb_stat >= 0 && entry_is_sheaf(e)) {
+		c->sync->mb_pool = e->mp;
+		c->sync->mb_stat = mb_stat;
+	}
 }
 
 /* Launches every worker but main's; returns how many run. */
@@ -343,6 +333,7 @@ measure_run(struct perf_ctx *c, unsigned int nb_remote, double seconds)
 			rte_pause();
 		__atomic_store_n(&sync->stop, 1, __ATOMIC_RELAXED);
 		c->t_stop = rte_rdtsc();
+		perf_sync_mb_read(sync, &sync->mb_stop);
 	}
 	/* The lcores' results are visible once their wait returns. */
 	for (i = 0; i < c->nb_workers; i++)
@@ -506,10 +497,10 @@ measure(struct perf_ctx *c, struct perf_entry *e, double seconds,
 	measure_run(c, measure_launch(c), seconds);
 	reason = measure_collect(c, s);
 	measure_worst(c, e, s, first);
-	if (s->has_membarriers && mb_count(e, &s->membarriers))
-		s->membarriers -= c->mb_before;
-	else
-		s->has_membarriers = false;
+	/* Go to main's stop, the span of wall_cycles. */
+	s->has_membarriers = c->sync->mb_reads == 2;
+	s->membarriers = s->has_membarriers ?
+		c->sync->mb_stop - c->sync->mb_go : 0;
 	s->status = reason == NULL ? PERF_OK : PERF_FAILED;
 	if (reason != NULL && e->reason[0] == '\0')
 		snprintf(e->reason, sizeof(e->reason), "%s", reason);

@@ -155,6 +155,15 @@ struct perf_sync {
 	uint64_t t_go;     /**< Main's TSC at go; written before go. */
 	uint64_t deadline; /**< TSC; written before go, read-only after. */
 	uint64_t stall;    /**< TSC cycles of failing gets that fail a run. */
+	/* membarrier() calls of the pool measured, read by main at go and
+	 * at its stop (perf_sync_mb_read()): those of go to stop alone,
+	 * the span the rate divides by, no setup, no drain.
+	 */
+	struct rte_mempool *mb_pool; /**< NULL: not counted. */
+	int mb_stat;       /**< Its statistics item of membarrier() calls. */
+	unsigned int mb_reads; /**< Counts read: 2 once both are. */
+	uint64_t mb_go;    /**< The count at go. */
+	uint64_t mb_stop;  /**< The count at main's stop. */
 } __rte_cache_aligned;
 
 /** One lcore's part in a measurement. Owner lcore only while it runs. */
@@ -333,7 +342,11 @@ int perf_parse_ops_spec(const char *arg, struct perf_ops_spec *spec);
  * go. Main's, from its perf_worker_wait_go() or when it takes no part.
  */
 void perf_sync_go(struct perf_sync *s, uint32_t nb_ready);
+/** Main: the membarrier() count of s->mb_pool into *n (see perf_sync). */
+void perf_sync_mb_read(struct perf_sync *s, uint64_t *n);
 void perf_worker_wait_go(struct perf_worker *w);
+/** A body's loop is over: stamps t_end (main: reads mb_stop after it). */
+void perf_worker_end(struct perf_worker *w);
 void perf_worker_fail(struct perf_worker *w, const char *fmt, ...)
 	__rte_format_printf(2, 3);
 

@@ -201,7 +201,7 @@ rcu_writer(struct perf_worker *w, struct perf_rcu *r)
 		if (++w->objects % PERF_RCU_RECLAIM == 0)
 			rcu_reclaim(w, r);
 	}
-	w->t_end = rte_rdtsc();
+	perf_worker_end(w);
 
 	/* Empty the table, then wait for every object to be back. */
 	for (i = 0; i < PERF_RCU_SLOTS; i++) {
@@ -237,7 +237,7 @@ rcu_reader(struct perf_worker *w, struct perf_rcu *r, unsigned int id)
 		rte_rcu_qsbr_quiescent(r->v, id);
 		rte_pause();
 	}
-	w->t_end = rte_rdtsc();
+	perf_worker_end(w);
 	rte_rcu_qsbr_thread_offline(r->v, id);
 }
 

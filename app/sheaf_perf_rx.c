@@ -182,7 +182,7 @@ perf_rx_body(struct perf_worker *w)
 		got += rx_rearm(w, q);
 		w->objects += got;
 	}
-	w->t_end = rte_rdtsc();
+	perf_worker_end(w);
 
 	if (q == NULL)
 		return;

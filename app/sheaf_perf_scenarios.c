@@ -43,11 +43,24 @@ perf_worker_fail(struct perf_worker *w, const char *fmt, ...)
 }
 
 void
+perf_sync_mb_read(struct perf_sync *s, uint64_t *n)
+{
+	struct rte_sheaf_stats st;
+
+	if (s->mb_pool != NULL && rte_sheaf_stats_get(s->mb_pool, &st) == 0) {
+		*n = st.count[s->mb_stat];
+		s->mb_reads++;
+	}
+}
+
+void
 perf_sync_go(struct perf_sync *s, uint32_t nb_ready)
 {
 	/* Acquire: pairs with each lcore's release of ready. */
 	while (__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) < nb_ready)
 		rte_pause();
+	/* Every lcore set up and waiting: none is inside the pool. */
+	perf_sync_mb_read(s, &s->mb_go);
 	s->t_go = rte_rdtsc();
 	s->deadline = s->t_go + s->run;
 	/* Release: publishes deadline to the lcores' acquire of go. */
@@ -73,6 +86,15 @@ perf_worker_wait_go(struct perf_worker *w)
 	while (__atomic_load_n(&s->go, __ATOMIC_ACQUIRE) == 0)
 		rte_pause();
 	w->t_start = rte_rdtsc();
+}
+
+void
+perf_worker_end(struct perf_worker *w)
+{
+	w->t_end = rte_rdtsc();
+	/* After the stamp: main's wall time ends at it (measure_run()). */
+	if (w->timekeeper)
+		perf_sync_mb_read(w->sync, &w->sync->mb_stop);
 }
 
 static inline int
@@ -183,7 +205,7 @@ churn_body(struct perf_worker *w)
 		tail = tail + 1 == nb_slots ? 0 : tail + 1;
 		w->objects += bulk;
 	}
-	w->t_end = rte_rdtsc();
+	perf_worker_end(w);
 
 	for (; held > 0; held--) {
 		obj_put(w, &w->held[tail * bulk], bulk);
@@ -365,7 +387,7 @@ pipeline_producer(struct perf_worker *w)
 		else
 			rte_pause();
 	}
-	w->t_end = rte_rdtsc();
+	perf_worker_end(w);
 
 	/* The back ring has one producer, the consumer: a held bulk goes
 	 * the consumer's way, and its drain takes it home.
@@ -398,7 +420,7 @@ pipeline_consumer(struct perf_worker *w)
 		pipeline_put(w, back, objs, n);
 		w->objects += n;
 	}
-	w->t_end = rte_rdtsc();
+	perf_worker_end(w);
 
 	/* Drain: every object goes back to the pool, uncounted. */
 	for (;;) {
@@ -577,7 +599,7 @@ exh_body(struct perf_worker *w)
 
 	if (x.objs != NULL)
 		exh_loop(w, &x);
-	w->t_end = rte_rdtsc();
+	perf_worker_end(w);
 
 	while (x.held > 0)
 		exh_put_oldest(w, &x);
