@@ -878,8 +878,10 @@ print_header(const struct perf_opts *o)
 		o->rounds, o->seconds, o->slices, o->warmup, o->bulk, o->window,
 		o->obj_size, o->pool_size, o->ring_size,
 		o->touch ? ", touch" : "", o->rotate ? ", rotated" : "");
-	printf("Mobj/s: objects through get and put per wall second, all lcores; "
-		"cyc/obj: TSC cycles of all lcores per object; "
+	printf("Mobj/s: million objects per wall second, all lcores, "
+		"counted as the line above each table says; "
+		"cyc/obj: TSC cycles of the timed lcores, go to their stop, "
+		"per object (every lcore; deferred: the writer alone); "
 		"ratio: median of per-round ratios to the baseline; "
 		"share: the same to the scenario's floor row (local, mbuf, "
 		"rx-burst, rx-chunk: the perf_floor ops) or limit row "

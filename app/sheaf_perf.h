@@ -185,8 +185,10 @@ struct perf_worker {
 	uint32_t tk_calls;        /**< Timekeeper: should_stop calls. */
 	uint32_t done;            /**< Producer: nothing more to enqueue. */
 	/* Results, read by main after rte_eal_wait_lcore(). */
-	uint64_t objects;         /**< Objects through get and put. */
-	uint64_t t_start;         /**< This lcore's TSC at go; 0: untimed. */
+	uint64_t objects;         /**< Objects counted (scenario's counts). */
+	uint64_t t_start;         /**< This lcore's TSC at go; 0: untimed
+				   *   (deferred's readers), its cycles
+				   *   left out of cyc/obj. */
 	uint64_t t_end;           /**< This lcore's TSC at stop. */
 	uint64_t get_fail;        /**< Failed get calls. */
 	uint64_t fail_cycles;     /**< Overload: this lcore's TSC cycles
@@ -205,6 +207,9 @@ struct perf_entry;
 struct perf_scenario {
 	const char *name;
 	const char *help;
+	/** What its bodies count in perf_worker.objects, the objects of
+	 * Mobj/s: the legend above its table. */
+	const char *counts;
 	enum perf_pool_kind pool;
 	enum perf_layout layout;
 	bool floor;               /**< Adds the floor row, the share's base. */

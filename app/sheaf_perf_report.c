@@ -297,6 +297,7 @@ perf_print_table(FILE *f, const struct perf_opts *o,
 	unsigned int i;
 
 	fprintf(f, "== %s: %s ==\n", res->sc->name, res->sc->help);
+	fprintf(f, "Mobj/s counts %s\n", res->sc->counts);
 	fprintf(f, "%-18s %5s %9s %9s %9s %8s %7s %7s %7s %7s ",
 		"ops", "cache", "Mobj/s", "min", "max", "cyc/obj", "ratio",
 		"r.min", "r.max", "share");

@@ -606,10 +606,15 @@ exh_body(struct perf_worker *w)
 	rte_free(x.objs);
 }
 
+/* What the rx-* bodies count (perf_rx_body()). */
+#define PERF_RX_COUNTS \
+	"each mbuf received and each mbuf rearmed (an mbuf's round trip counts twice)"
+
 const struct perf_scenario perf_scenarios[] = {
 	{
 		.name = "local",
 		.help = "get/put churn on every lcore, window of bulks held",
+		.counts = "each object got and put back (a bulk got, the oldest bulk held put)",
 		.pool = PERF_POOL_PLAIN,
 		.layout = PERF_LAYOUT_ALL,
 		.floor = true,
@@ -619,6 +624,7 @@ const struct perf_scenario perf_scenarios[] = {
 	{
 		.name = "pipeline",
 		.help = "get on producer lcores, put on consumer lcores, SP/SC rings between",
+		.counts = "each object a consumer takes off its ring and puts (limit: sends back; ceiling: drops)",
 		.pool = PERF_POOL_PLAIN,
 		.layout = PERF_LAYOUT_PAIRS,
 		.limit = true,
@@ -629,6 +635,7 @@ const struct perf_scenario perf_scenarios[] = {
 	{
 		.name = "mbuf",
 		.help = "rte_pktmbuf_alloc_bulk/free_bulk churn on every lcore",
+		.counts = "each mbuf allocated and freed (a bulk allocated, the oldest bulk held freed)",
 		.pool = PERF_POOL_MBUF,
 		.layout = PERF_LAYOUT_ALL,
 		.floor = true,
@@ -638,6 +645,7 @@ const struct perf_scenario perf_scenarios[] = {
 	{
 		.name = "rx-burst",
 		.help = "simulated RX rearm: random bursts, rte_pktmbuf_alloc_bulk for the deficit",
+		.counts = PERF_RX_COUNTS,
 		.pool = PERF_POOL_MBUF,
 		.layout = PERF_LAYOUT_ALL,
 		.rearms = true,
@@ -648,6 +656,7 @@ const struct perf_scenario perf_scenarios[] = {
 	{
 		.name = "rx-chunk",
 		.help = "rx-burst, rearming 32 descriptors a call as vector PMDs do",
+		.counts = PERF_RX_COUNTS,
 		.pool = PERF_POOL_MBUF,
 		.layout = PERF_LAYOUT_ALL,
 		.rearms = true,
@@ -659,6 +668,7 @@ const struct perf_scenario perf_scenarios[] = {
 	{
 		.name = "rx-prefill",
 		.help = "simulated RX rearm from a borrowed sheaf refilled to the deficit",
+		.counts = PERF_RX_COUNTS,
 		.pool = PERF_POOL_MBUF,
 		.layout = PERF_LAYOUT_ALL,
 		.sheaf_only = true,
@@ -669,6 +679,7 @@ const struct perf_scenario perf_scenarios[] = {
 	{
 		.name = "rx-burst-low",
 		.help = "rx-burst, pool 256 mbufs above the rings' total",
+		.counts = PERF_RX_COUNTS,
 		.pool = PERF_POOL_MBUF,
 		.layout = PERF_LAYOUT_ALL,
 		.rearms = true,
@@ -680,6 +691,7 @@ const struct perf_scenario perf_scenarios[] = {
 	{
 		.name = "rx-chunk-low",
 		.help = "rx-chunk, pool 256 mbufs above the rings' total",
+		.counts = PERF_RX_COUNTS,
 		.pool = PERF_POOL_MBUF,
 		.layout = PERF_LAYOUT_ALL,
 		.rearms = true,
@@ -692,6 +704,7 @@ const struct perf_scenario perf_scenarios[] = {
 	{
 		.name = "rx-prefill-low",
 		.help = "rx-prefill, pool 256 mbufs above the rings' total",
+		.counts = PERF_RX_COUNTS,
 		.pool = PERF_POOL_MBUF,
 		.layout = PERF_LAYOUT_ALL,
 		.sheaf_only = true,
@@ -704,6 +717,7 @@ const struct perf_scenario perf_scenarios[] = {
 	{
 		.name = "exhausted",
 		.help = "pool of 512 objects per lcore: each takes its share, then asks for a bulk more",
+		.counts = "each object of a successful get (failed gets and puts count none)",
 		.pool = PERF_POOL_PLAIN,
 		.layout = PERF_LAYOUT_ALL,
 		.overload = true,
@@ -714,6 +728,7 @@ const struct perf_scenario perf_scenarios[] = {
 	{
 		.name = "deferred",
 		.help = "RCU table: writer frees deferred (sheaf) or via rte_rcu_qsbr_dq (others), readers report",
+		.counts = "each table entry the writer replaces, a get and a deferred free (readers count none)",
 		.pool = PERF_POOL_PLAIN,
 		.layout = PERF_LAYOUT_ALL,
 		.round_ratios = true,
