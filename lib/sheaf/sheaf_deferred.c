@@ -813,10 +813,6 @@ sheaf_deferred_attach(struct sheaf_pool *sp, struct rte_rcu_qsbr *v)
 					__ATOMIC_ACQUIRE))
 				rte_free(fb);
 		}
-		/* Relaxed: the same value from every attacher; published by
-		 * the release below. */
-		__atomic_store_n(&sp->depot[b].fb_size, sp->mp->size,
-			__ATOMIC_RELAXED);
 	}
 	/* Release: the queues are set up before a deferred call sees v. */
 	if (!__atomic_compare_exchange_n(&sp->qsbr, &none, v, 0,

@@ -79,13 +79,14 @@ static bool
 sheaf_lend_claim(uint64_t *w, uint64_t h)
 {
 	/*
-	 * Acquire, and the fence: the dead holder's plain stores (a sheaf's
-	 * size and objs[], a park record's) are ordered before its death is
-	 * seen through /proc by the kernel's exit path, as for a dead
-	 * transaction's journal (sheaf_tx.h).
+	 * Relaxed: the word's last store is the dead holder's, no release
+	 * to pair with. The fence: the dead holder's plain stores (a
+	 * sheaf's size and objs[], a park record's) are ordered before its
+	 * death is seen through /proc by the kernel's exit path, as for a
+	 * dead transaction's journal (sheaf_tx.h).
 	 */
 	if (!__atomic_compare_exchange_n(w, &h, sheaf_self, 0,
-			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			__ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return false;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return true;

@@ -128,7 +128,8 @@ sheaf_prefill_hold(struct sheaf *s, const struct rte_sheaf_prefill *pf)
 	enum sheaf_proc_verdict v;
 
 	/*
-	 * Acquire, again: pf's lend still, with by and h read (the look
+	 * Acquire, again (pairs with the release of live by
+	 * sheaf_prefill_lend()): pf's lend still, with by and h read (the look
 	 * of sheaf_prefill_check() came before them). A recoverer that
 	 * took the sheaf from pf's dead borrower, then a new lend (of
 	 * another process, or ours) with its own holder and lent_by,
@@ -809,7 +810,12 @@ rte_sheaf_prefill_size(const struct rte_sheaf_prefill *pf)
 
 	if (s == NULL)
 		return -EINVAL;
-	return (int)s->size;
+	/*
+	 * Relaxed: a recoverer that took the sheaf from a dead borrower
+	 * after the look may be storing it (sheaf_lend_take(), then the
+	 * barn's journaled store); a count, as the borrower's own stores.
+	 */
+	return (int)__atomic_load_n(&s->size, __ATOMIC_RELAXED);
 }
 
 /*

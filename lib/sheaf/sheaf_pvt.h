@@ -289,9 +289,12 @@ struct sheaf_slot {
 	 */
 	void **dcache;
 	/*
-	 * Owner only, no atomics. The fast counters (ALLOC_FAST,
-	 * FREE_FAST) hold what was folded out of busy; a slot's count is
-	 * the sum (sheaf_slot_count()).
+	 * Counted by the owner (or the thread holding the slot) with a
+	 * relaxed load and store, no read-modify-write; read relaxed by
+	 * any thread, zeroed by a reset's CAS from any thread
+	 * (sheaf_stats.c). The fast counters (ALLOC_FAST, FREE_FAST) hold
+	 * what was folded out of busy; a slot's count is the sum
+	 * (sheaf_slot_count()).
 	 */
 	uint64_t stat[RTE_SHEAF_STAT_MAX];
 	/* Thief holding SHEAF_GATE_MARKED: its incarnation, 0 if none. */
@@ -309,7 +312,12 @@ struct sheaf_slot {
 	 * taken and zeroed by the owner's serve (exchange). See sheaf_slot.h.
 	 */
 	uint32_t want;
-	/* Deferred sheaf: index (20 bits) and objects (12); owner. */
+	/*
+	 * Deferred sheaf: index (20 bits) and objects (12). Written by the
+	 * owner, or the thread holding the slot (a thief, an heir), or a
+	 * transaction of theirs; read relaxed by others (the barrier,
+	 * counts, the dump).
+	 */
 	uint32_t dstate;
 	uint32_t mb;           /* owner's SHEAF_MB_*, set at claim */
 	/* Whose mb it is: the owner (incarnation) that stored it, 0 for
@@ -360,7 +368,8 @@ struct sheaf_slot {
 	 * count: an heir that finds it set with the state unchanged counts
 	 * the run lost (sheaf_slot_settle_cut(), before its slot reads
 	 * quiet). Owner, relaxed stores in program order (signal fences);
-	 * read by its heir only.
+	 * read by its heir, and relaxed as a hint by a flush
+	 * (sheaf_flush.c).
 	 */
 	uint64_t cut_state;
 	uint32_t cut_n;
@@ -476,7 +485,11 @@ struct sheaf_pool {
 	struct sheaf_barn *barn;   /* [nb_nodes] */
 	struct sheaf_depot *depot; /* [nb_nodes] */
 
-	/* Slabs; grown by populate only, never concurrently with use. */
+	/*
+	 * Slabs; grown by populate only, never concurrently with use of
+	 * the pool (rte_sheaf_info_get() may read nb_slabs meanwhile:
+	 * relaxed, a count).
+	 */
 	struct sheaf_slab *slabs;
 	uint32_t *slab_by_addr;    /* slab indexes sorted by base address */
 	uint32_t nb_slabs;

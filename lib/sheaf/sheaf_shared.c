@@ -167,7 +167,8 @@ sheaf_park_claim(struct sheaf_pool *sp)
 		o = 0;
 		/*
 		 * Acquire: pairs with the release store that freed the record
-		 * (sheaf_park_drain()): its count's last store, 0, before.
+		 * (sheaf_park_drain(), or sheaf_park_open() giving back one
+		 * it did not use): its count's last store, 0, before.
 		 */
 		if (__atomic_load_n(&r->owner, __ATOMIC_RELAXED) == 0 &&
 				__atomic_compare_exchange_n(&r->owner, &o,
@@ -253,15 +254,16 @@ sheaf_park_fill(struct sheaf_thread *t, struct sheaf_pool *sp,
 	k = RTE_MIN(n, SHEAF_PARK_OBJS - at);
 	memcpy(&r->objs[at], objs, k * sizeof(void *));
 	/*
-	 * Release: the objects before the count, for this thread's own
-	 * outermost call (program order; no other thread reads n while
-	 * the record is ours). A recoverer
-	 * of this process, dead, reads no pair of it: the kernel orders a
+	 * The objects before the count, for this thread's own outermost
+	 * call and its handlers: a signal fence (no other thread reads n
+	 * while the record is ours: no pair). A recoverer of this
+	 * process, dead, reads no pair of it either: the kernel orders a
 	 * dead process's stores before /proc shows the death, and the
 	 * recoverer's acquire fence after that look (sheaf_lend_claim())
 	 * orders its reads.
 	 */
-	__atomic_store_n(&r->n, at + k, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&r->n, at + k, __ATOMIC_RELAXED);
 	/* Unmarked after the count (same thread: a signal fence). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&t->park[i], (uintptr_t)r, __ATOMIC_RELAXED);

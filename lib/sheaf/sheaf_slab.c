@@ -63,6 +63,13 @@ sheaf_depot_init(struct sheaf_pool *sp)
 		sheaf_tx_init(&dp->lock, ent);
 		dp->nb_free = 0;
 		dp->nonempty = 0;
+		/*
+		 * The deferred fallback queue's room (sheaf_deferred.c), set
+		 * before the pool is published, whether or not it is ever
+		 * attached: until 2026-12-06 each attacher stored it, while
+		 * a racing attacher's deferred frees read it.
+		 */
+		dp->fb_size = sp->mp->size;
 		for (k = 0; k < SHEAF_SLAB_OBJS; k++)
 			dp->bucket[k] = SHEAF_SLAB_NONE;
 	}
@@ -574,7 +581,12 @@ sheaf_slab_index(struct sheaf_pool *sp, uint32_t first, uint32_t nb)
 		(first - lo) * sizeof(uint32_t));
 	for (i = 0; i < nb; i++)
 		sp->slab_by_addr[lo + i] = first + i;
-	sp->nb_slabs = first + nb;
+	/*
+	 * Relaxed: rte_sheaf_info_get() (telemetry, by the pool's name)
+	 * may read it meanwhile, a count (sheaf_stats.c); the pool's calls
+	 * come after populate.
+	 */
+	__atomic_store_n(&sp->nb_slabs, first + nb, __ATOMIC_RELAXED);
 }
 
 /*

@@ -141,7 +141,8 @@ sheaf_slot_settle_cut(struct sheaf_pool *sp, struct sheaf_slot *v,
  * to all: the requester's amount is gone. Relaxed reads: req and done
  * equal means nothing is pending; a stale value costs one serve (a
  * request made meanwhile sets its own bit). Release, as a requester's
- * bit: the raised want before it.
+ * bit: the raised want before it; pairs with the owner's acquire
+ * fetch_and of the bit (sheaf_slot_take_request()).
  */
 static void
 sheaf_slot_requeue(struct sheaf_slot *v)
@@ -266,6 +267,12 @@ sheaf_slot_disown(struct sheaf_slot *v)
 bool
 sheaf_slot_claim(struct sheaf_pool *sp, struct sheaf_slot *lc)
 {
+	/*
+	 * Acquire: pairs with the release of owner by the claim's CAS
+	 * below (of another thread of this process) or an heir's
+	 * (sheaf_slot_inherit()): a slot this process holds is seen as its
+	 * claimer left it. Other values are a hint: the CAS acquires again.
+	 */
 	uint64_t o = __atomic_load_n(&lc->owner, __ATOMIC_ACQUIRE);
 	uint64_t dead;
 
@@ -339,7 +346,11 @@ sheaf_slot_clear_dead_mark(struct sheaf_pool *sp, struct sheaf_slot *v,
 static uint64_t
 sheaf_slot_dead_marker(struct sheaf_slot *v)
 {
-	uint64_t m = __atomic_load_n(&v->marker, __ATOMIC_ACQUIRE);
+	/*
+	 * Relaxed: a hint; sheaf_slot_clear_dead_mark()'s CAS from the
+	 * dead and its acquire fence order what follows.
+	 */
+	uint64_t m = __atomic_load_n(&v->marker, __ATOMIC_RELAXED);
 
 	if (m == 0 || m == sheaf_self || !sheaf_slot_may_look(v,
 			SHEAF_LOOK_MARKER, SHEAF_RECLAIM_LOOK_NS))
@@ -355,7 +366,10 @@ sheaf_slot_marked_stay(struct sheaf_pool *sp, struct sheaf_slot *lc)
 	if (dead == 0)
 		return false;
 	sheaf_slot_clear_dead_mark(sp, lc, dead);
-	/* Acquire: pairs with the release of the mark. */
+	/*
+	 * Acquire: pairs with the release of the mark's bit by its clearer
+	 * (sheaf_slot_clear_dead_mark()) or a thief's sheaf_slot_unmark().
+	 */
 	return !(__atomic_load_n(&lc->gate, __ATOMIC_ACQUIRE) &
 		SHEAF_GATE_MARKED);
 }
@@ -386,7 +400,11 @@ sheaf_slot_mark(struct sheaf_pool *sp, struct sheaf_slot *v)
 {
 	uint64_t m = 0, dead;
 
-	/* Acquire: see what the previous thief left. */
+	/*
+	 * Acquire: pairs with the release of marker by the previous thief
+	 * (sheaf_slot_unmark()) or the clearer of a dead one's mark
+	 * (sheaf_slot_clear_dead_mark()): the slot as they left it.
+	 */
 	if (!__atomic_compare_exchange_n(&v->marker, &m, sheaf_self, 0,
 			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 		dead = sheaf_slot_dead_marker(v);
@@ -468,6 +486,14 @@ sheaf_slot_fence(struct sheaf_pool *sp, bool global)
 	if (global && !(reg & SHEAF_MB_GLOBAL) && (reg & SHEAF_MB_PRIVATE) &&
 			sheaf_proc_membarrier(false) < 0)
 		return -ENOTSUP;
+	/*
+	 * A full fence of our own too: the system call orders our mark
+	 * before our later loads (the kernel's barriers), but the C11
+	 * argument of the handshake, against an owner's or a claimer's
+	 * seq_cst fence (sheaf_slot_claim(), sheaf_slot_inherit()), needs
+	 * one on this side; it costs nothing next to the call.
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	sheaf_stat_add(sp, NULL, RTE_SHEAF_STAT_MEMBARRIER, 1);
 	SHEAF_KILL("take.fenced");
 	return 0;

@@ -144,8 +144,9 @@ sheaf_slot_leave_at(struct sheaf_slot *lc, uint64_t b)
  * inside a fast call loses its own), never counts them twice, and a
  * signal handler that interrupts after the store finds the call bit set
  * (its call goes out of line without folding). Release: pairs with
- * sheaf_stats_reset()'s acquire; a reset that reads the new count reads
- * busy without the fields. A handler's call that interrupts the owner's
+ * the acquire of sheaf_stats_reset_slot() (sheaf_stats.c); a reset
+ * that reads the new count reads busy without the fields. A handler's
+ * call that interrupts the owner's
  * between its load of busy and its store may have its fast counts lost
  * or a fold counted twice: counters only.
  */
@@ -278,7 +279,10 @@ sheaf_slot_request_give(struct sheaf_slot *v, uint32_t n)
 		;
 	gen = __atomic_add_fetch(&v->req[SHEAF_REQ_GIVE], 1,
 		__ATOMIC_RELEASE);
-	/* Release: the owner that sees the bit sees the count. */
+	/*
+	 * Release: the owner that sees the bit sees the count; pairs with
+	 * its acquire fetch_and of the bit (sheaf_slot_take_request()).
+	 */
 	__atomic_fetch_or(&v->gate, SHEAF_GATE_GIVE, __ATOMIC_RELEASE);
 	return gen;
 }
@@ -289,14 +293,13 @@ sheaf_slot_request_give(struct sheaf_slot *v, uint32_t n)
  * the request of a dead owner's, sheaf_slot_requeue()). The amounts are
  * ordered by the count: each requester raises want before its release
  * of req[GIVE], which the owner's acquire of the count
- * (sheaf_slot_take_request()) reads; the exchange's own
- * acquire pairs with nothing (the raise is relaxed) and is kept only as
- * the owner's reads' order after its take.
+ * (sheaf_slot_take_request()) reads. Relaxed: that acquire orders it
+ * (the raise is relaxed: no pair of its own).
  */
 static inline uint32_t
 sheaf_slot_take_want(struct sheaf_slot *lc)
 {
-	return __atomic_exchange_n(&lc->want, 0, __ATOMIC_ACQUIRE);
+	return __atomic_exchange_n(&lc->want, 0, __ATOMIC_RELAXED);
 }
 
 /*
@@ -315,7 +318,10 @@ sheaf_slot_request(struct sheaf_slot *v, unsigned int kind)
 	/* Relaxed: published by the release of the bit below. */
 	uint32_t gen = __atomic_add_fetch(&v->req[kind], 1, __ATOMIC_RELAXED);
 
-	/* Release: the owner that sees the bit sees the count. */
+	/*
+	 * Release: the owner that sees the bit sees the count; pairs with
+	 * its acquire fetch_and of the bit (sheaf_slot_take_request()).
+	 */
 	__atomic_fetch_or(&v->gate, sheaf_req_bit(kind), __ATOMIC_RELEASE);
 	return gen;
 }
@@ -363,7 +369,10 @@ sheaf_slot_requested(const struct sheaf_slot *v, unsigned int kind)
 static inline void
 sheaf_slot_served(struct sheaf_slot *lc, unsigned int kind, uint32_t gen)
 {
-	/* Release: a requester seeing it sees what was done. */
+	/*
+	 * Release: a requester seeing it sees what was done; pairs with
+	 * sheaf_slot_is_served()'s acquire.
+	 */
 	__atomic_store_n(&lc->done[kind], gen, __ATOMIC_RELEASE);
 }
 

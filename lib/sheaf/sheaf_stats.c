@@ -4,8 +4,9 @@
 
 /*
  * Statistics, SLUB's stat_item counters: each lcore counts in its own
- * slot without atomics; callers without a slot share relaxed atomic
- * counters. Readers sum them. The names come from the RTE_SHEAF_STATS and
+ * slot with no read-modify-write (a relaxed load and store; a reset's
+ * CAS may zero them meanwhile); callers without a slot share relaxed
+ * atomic counters. Readers sum them. The names come from the RTE_SHEAF_STATS and
  * RTE_SHEAF_INFO lists in rte_sheaf.h, so the enum, the structure, the
  * dump and telemetry cannot drift.
  */
@@ -130,7 +131,8 @@ sheaf_info_fill(const struct sheaf_pool *sp, struct rte_sheaf_info *in)
 	in->barn_max_full = sp->cfg.barn_max_full;
 	in->barn_max_empty = sp->cfg.barn_max_empty;
 	in->nb_barns = sp->nb_nodes;
-	in->nb_slabs = sp->nb_slabs;
+	/* Relaxed: populate may be adding slabs (sheaf_slab.c). */
+	in->nb_slabs = __atomic_load_n(&sp->nb_slabs, __ATOMIC_RELAXED);
 	in->nb_sheaves = sp->nb_sheaves;
 	in->in_slabs = sheaf_slab_count(sp);
 	in->in_barns = sheaf_barn_count(sp);

@@ -149,11 +149,12 @@ sheaf_tx_take_over(struct sheaf_pool *sp, struct sheaf_txlock *lk,
 	/*
 	 * Decides which waiter takes over. The word was last written by
 	 * the dead (its CAS, or a dead recoverer's): no release to pair
-	 * with; its stores, a dead recoverer's undoing included, are seen
-	 * through the kernel's exit path and the fence below (.h).
+	 * with, so relaxed; its stores, a dead recoverer's undoing
+	 * included, are seen through the kernel's exit path and the
+	 * acquire fence below (.h).
 	 */
 	if (!__atomic_compare_exchange_n(&lk->owner, &expect, sheaf_self, 0,
-			__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			__ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return 0;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	/*
