@@ -9,7 +9,8 @@
  * plugin loaded by EAL (-d, or DPDK's plugin directory).
  *
  * Usage: sheaf_byname [EAL options], e.g. --no-huge -m 256 -l 0
- * Exit: 0 when both pools work, 1 otherwise.
+ * Exit: 0 when both pools work, 1 otherwise (an argument EAL does not
+ * take included).
  */
 
 #include <stdio.h>
@@ -85,10 +86,16 @@ int
 main(int argc, char **argv)
 {
 	struct rte_mempool *mp;
-	int ret = EXIT_FAILURE;
+	int ret = EXIT_FAILURE, eal_args;
 
-	if (rte_eal_init(argc, argv) < 0) {
+	eal_args = rte_eal_init(argc, argv);
+	if (eal_args < 0) {
 		printf("EAL init failed: %s\n", rte_strerror(rte_errno));
+		return EXIT_FAILURE;
+	}
+	if (eal_args + 1 < argc) { /* an argument EAL did not take */
+		printf("usage: sheaf_byname [EAL options]\n");
+		rte_eal_cleanup();
 		return EXIT_FAILURE;
 	}
 	mp = obj_pool_create();

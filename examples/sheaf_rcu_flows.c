@@ -10,8 +10,8 @@
  *
  * Usage: sheaf_rcu_flows [EAL options], e.g. --no-huge -m 256 -l 0-1
  * (one reader per worker lcore; at least one worker).
- * Exit: 0 when the deferred frees all came back, 1 otherwise, 77 without
- * a worker lcore.
+ * Exit: 0 when the deferred frees all came back, 77 without a worker
+ * lcore, 1 otherwise (an argument EAL does not take included).
  */
 
 #include <inttypes.h>
@@ -173,10 +173,16 @@ main(int argc, char **argv)
 	unsigned int nb_readers = 0, live = 0, lcore, i, k;
 	struct rte_sheaf_info info = { 0 };
 	uint64_t deadline, waits = 0;
-	int ret = EXIT_FAILURE;
+	int ret = EXIT_FAILURE, eal_args;
 
-	if (rte_eal_init(argc, argv) < 0) {
+	eal_args = rte_eal_init(argc, argv);
+	if (eal_args < 0) {
 		printf("EAL init failed: %s\n", rte_strerror(rte_errno));
+		return EXIT_FAILURE;
+	}
+	if (eal_args + 1 < argc) { /* an argument EAL did not take */
+		printf("usage: sheaf_rcu_flows [EAL options]\n");
+		rte_eal_cleanup();
 		return EXIT_FAILURE;
 	}
 	if (rte_lcore_count() < 2) {

@@ -10,7 +10,8 @@
  * frees mbufs of the same pool meanwhile; the rearm never comes short.
  *
  * Usage: sheaf_rx_prefill [EAL options], e.g. --no-huge -m 256 -l 0-1
- * Exit: 0 when every rearm succeeded and every mbuf is back, 1 otherwise.
+ * Exit: 0 when every rearm succeeded and every mbuf is back, 1 otherwise
+ * (an argument EAL does not take included).
  */
 
 #include <inttypes.h>
@@ -121,10 +122,16 @@ main(int argc, char **argv)
 	struct rte_sheaf_config cfg = { .capacity = 64 };
 	struct rxq q = { .deficit = RXQ_SIZE };
 	unsigned int rx_next = 0, i, worker;
-	int ret = EXIT_FAILURE;
+	int ret = EXIT_FAILURE, eal_args;
 
-	if (rte_eal_init(argc, argv) < 0) {
+	eal_args = rte_eal_init(argc, argv);
+	if (eal_args < 0) {
 		printf("EAL init failed: %s\n", rte_strerror(rte_errno));
+		return EXIT_FAILURE;
+	}
+	if (eal_args + 1 < argc) { /* an argument EAL did not take */
+		printf("usage: sheaf_rx_prefill [EAL options]\n");
+		rte_eal_cleanup();
 		return EXIT_FAILURE;
 	}
 	q.mp = rte_sheaf_pktmbuf_pool_create("rx_pool", NB_MBUFS, 0, 0,
