@@ -36,16 +36,20 @@ static struct rte_mempool *
 obj_pool_create(void)
 {
 	struct rte_mempool *mp;
+	int ret;
 
 	mp = rte_mempool_create_empty("objs", 8191, 256, 0, 0,
 		rte_socket_id(), 0);
 	if (mp == NULL)
 		return NULL;
 	/* obj_cfg is read by the first populate call. */
-	if (rte_mempool_set_ops_byname(mp, RTE_SHEAF_OPS_NAME,
-			&obj_cfg) != 0 ||
-	    rte_mempool_populate_default(mp) < 0) {
+	ret = rte_mempool_set_ops_byname(mp, RTE_SHEAF_OPS_NAME, &obj_cfg);
+	if (ret == 0)
+		ret = rte_mempool_populate_default(mp);
+	if (ret < 0) {
 		rte_mempool_free(mp);
+		/* Set here: set_ops_byname() leaves rte_errno as it was. */
+		rte_errno = -ret;
 		return NULL;
 	}
 	return mp;
