@@ -4,14 +4,22 @@
 
 /*
  * Example: an RX descriptor ring rearmed from a prefilled sheaf
- * (rte_sheaf_prefill_*). The "NIC" is simulated: each poll receives a
- * burst of the ring's mbufs, which the app frees, and the rearm puts new
- * mbufs in their place. A worker lcore, when there is one, allocates and
- * frees mbufs of the same pool meanwhile; the rearm never comes short.
+ * (rte_sheaf_prefill_*). The "NIC" is simulated: each poll receives up
+ * to MAX_BURST of the ring's mbufs. The rearm puts new mbufs in their
+ * place from a borrowed sheaf, then tops the sheaf up to MAX_BURST, so
+ * that the next rearm takes nothing from the pool.
+ *
+ * Phase 1: NB_POLLS polls, the app freeing what it receives, while a
+ * worker lcore, when there is one, allocates and frees mbufs of the
+ * same pool. Phase 2, the worker stopped: the app holds every mbuf it
+ * can get and keeps a burst, so the pool is empty at the rearm:
+ * rte_pktmbuf_alloc_bulk() fails there, the rearm from the sheaf does
+ * not, and only its top-up fails.
  *
  * Usage: sheaf_rx_prefill [EAL options], e.g. --no-huge -m 256 -l 0-1
- * Exit: 0 when every rearm succeeded and every mbuf is back, 1 otherwise
- * (an argument EAL does not take included).
+ * Exit: 0 when every rearm left the ring whole, phase 2 went as above
+ * and every mbuf is back, 1 otherwise (an argument EAL does not take
+ * included).
  */
 
 #include <inttypes.h>
@@ -19,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
@@ -31,60 +38,81 @@
 #include <rte_sheaf.h>
 
 #define RXQ_SIZE 512
+#define MAX_BURST 32u            /* most mbufs one poll receives */
 
 struct rxq {
 	struct rte_mempool *mp;
 	struct rte_mbuf *slot[RXQ_SIZE];
 	unsigned int head;       /* next descriptor to rearm */
 	unsigned int deficit;    /* descriptors without an mbuf */
-	struct rte_sheaf_prefill *pf;
-	uint64_t rearm_short;    /* polls that could not rearm it all */
+	struct rte_sheaf_prefill *pf;  /* >= MAX_BURST after a top-up */
+	uint64_t rearm_short;    /* rearms that left the ring short */
+	uint64_t topup_short;    /* top-ups that found the pool short */
 };
 
 /* Borrow once, before the loop. */
 static int
 rxq_start(struct rxq *q)
 {
-	q->pf = rte_sheaf_prefill_get(q->mp, 64);
+	q->pf = rte_sheaf_prefill_get(q->mp, MAX_BURST);
 	return q->pf != NULL ? 0 : -rte_errno;
 }
 
-/* After each poll: rearm the descriptors the burst consumed. */
-static void
+/*
+ * After each poll: rearm from the sheaf, whose mbufs no other lcore can
+ * take, then top it up to MAX_BURST for the next poll. After a top-up,
+ * a burst of up to MAX_BURST is rearmed whole however short the pool
+ * is by then. A top-up that finds the pool short (-ENOMEM) leaves the
+ * sheaf as it was, and the next rearm tries again. A larger deficit
+ * (the empty ring at start) is rearmed MAX_BURST at a time, within the
+ * sheaf's capacity. Returns 0, or another negative errno (-EINVAL: pf
+ * is not a borrowed sheaf).
+ */
+static int
 rxq_rearm(struct rxq *q)
 {
-	struct rte_mbuf *m[RXQ_SIZE];
-	unsigned int n = q->deficit, i;
-	int size;
+	struct rte_mbuf *m[MAX_BURST];
+	unsigned int n, i;
+	int ret;
 
-	if (n == 0)
-		return;
-	/* One call per burst; ENOMEM leaves the sheaf as it was. */
-	if (rte_sheaf_prefill_refill(q->mp, &q->pf, n) != 0) {
+	do {
+		ret = rte_sheaf_prefill_size(q->pf);
+		if (ret < 0)
+			return ret;
+		n = RTE_MIN(RTE_MIN(q->deficit, (unsigned int)ret), MAX_BURST);
+		/* All or nothing; the sheaf holds n, so it succeeds. */
+		ret = rte_sheaf_prefill_pktmbuf_alloc(q->pf, m, n);
+		if (ret < 0)
+			return ret;
+		for (i = 0; i < n; i++) {
+			q->slot[q->head] = m[i];
+			q->head = (q->head + 1) % RXQ_SIZE;
+		}
+		q->deficit -= n;
+		ret = rte_sheaf_prefill_refill(q->mp, &q->pf, MAX_BURST);
+	} while (ret == 0 && q->deficit != 0);
+	if (ret == -ENOMEM) {
+		q->topup_short++;
+		ret = 0;
+	}
+	if (q->deficit != 0)
 		q->rearm_short++;
-		size = rte_sheaf_prefill_size(q->pf);
-		n = RTE_MIN(n, (unsigned int)size);
-	}
-	/* Cannot fail: the sheaf holds at least n mbufs. */
-	rte_sheaf_prefill_pktmbuf_alloc(q->pf, m, n);
-	for (i = 0; i < n; i++) {
-		q->slot[q->head] = m[i];
-		q->head = (q->head + 1) % RXQ_SIZE;
-	}
-	q->deficit -= n;
+	return ret;
 }
 
 /* Return the sheaf and its mbufs when the queue stops. */
-static void
+static int
 rxq_stop(struct rxq *q)
 {
-	rte_sheaf_prefill_put(q->mp, q->pf);
-	q->pf = NULL;
+	int ret = rte_sheaf_prefill_put(q->mp, q->pf);
+
+	if (ret == 0)
+		q->pf = NULL;
+	return ret;
 }
 /* >8 */
 
 #define NB_MBUFS 4095
-#define MAX_BURST 32
 #define NB_POLLS 20000
 
 static bool worker_stop;
@@ -102,18 +130,63 @@ worker_churn(void *arg)
 	return 0;
 }
 
-/* The simulated NIC: the next n descriptors received a packet each. */
-static void
-rxq_poll(struct rxq *q, unsigned int *rx_next, unsigned int n)
+/*
+ * The simulated NIC: up to n armed descriptors, oldest first, received
+ * a packet each. The app frees the mbufs, or keeps them in keep[].
+ * Returns how many were received.
+ */
+static unsigned int
+rxq_poll(struct rxq *q, unsigned int n, struct rte_mbuf **keep)
 {
-	unsigned int i;
+	unsigned int i, d;
 
+	n = RTE_MIN(n, RXQ_SIZE - q->deficit);
 	for (i = 0; i < n; i++) {
-		rte_pktmbuf_free(q->slot[*rx_next]);
-		q->slot[*rx_next] = NULL;
-		*rx_next = (*rx_next + 1) % RXQ_SIZE;
+		d = (q->head + q->deficit++) % RXQ_SIZE;
+		if (keep != NULL)
+			keep[i] = q->slot[d];
+		else
+			rte_pktmbuf_free(q->slot[d]);
+		q->slot[d] = NULL;
 	}
-	q->deficit += n;
+	return n;
+}
+
+/*
+ * Phase 2: the app holds every mbuf the pool has left and keeps the
+ * burst it receives, then rearms. True when rte_pktmbuf_alloc_bulk()
+ * fails there and the rearm is whole, only its top-up short.
+ */
+static bool
+rxq_rearm_dry(struct rxq *q)
+{
+	static struct rte_mbuf *held[NB_MBUFS];
+	struct rte_mbuf *m[MAX_BURST];
+	uint64_t topup_short = q->topup_short;
+	unsigned int nb = 0, n, avail;
+	int ret, bulk;
+
+	ret = rte_sheaf_prefill_refill(q->mp, &q->pf, MAX_BURST);
+	while (ret == 0 && nb < NB_MBUFS - MAX_BURST &&
+			(held[nb] = rte_pktmbuf_alloc(q->mp)) != NULL)
+		nb++;
+	n = rxq_poll(q, MAX_BURST, &held[nb]);
+	avail = rte_mempool_avail_count(q->mp);
+	bulk = rte_pktmbuf_alloc_bulk(q->mp, m, n);
+	if (bulk == 0)
+		rte_pktmbuf_free_bulk(m, n);
+	if (ret == 0)
+		ret = rxq_rearm(q);
+	printf("phase 2: %u mbufs held, %u in the pool, %u received: "
+		"rte_pktmbuf_alloc_bulk() %s, rearm %s, top-up %s\n",
+		nb, avail, n, bulk == 0 ? "succeeded" : "failed",
+		q->deficit == 0 ? "whole" : "short",
+		q->topup_short > topup_short ? "short" : "whole");
+	rte_pktmbuf_free_bulk(held, nb + n);
+	if (ret != 0)
+		printf("phase 2: %s\n", rte_strerror(-ret));
+	return ret == 0 && bulk != 0 && q->deficit == 0 &&
+		q->topup_short == topup_short + 1;
 }
 
 int
@@ -121,8 +194,10 @@ main(int argc, char **argv)
 {
 	struct rte_sheaf_config cfg = { .capacity = 64 };
 	struct rxq q = { .deficit = RXQ_SIZE };
-	unsigned int rx_next = 0, i, worker;
-	int ret = EXIT_FAILURE, eal_args;
+	unsigned int worker, i;
+	uint64_t received = 0;
+	bool ok = false;
+	int ret, eal_args;
 
 	eal_args = rte_eal_init(argc, argv);
 	if (eal_args < 0) {
@@ -142,37 +217,42 @@ main(int argc, char **argv)
 		goto out;
 	}
 	worker = rte_get_next_lcore(-1, 1, 0);
-	if (worker < RTE_MAX_LCORE)
-		rte_eal_remote_launch(worker_churn, q.mp, worker);
-	if (rxq_start(&q) != 0) {
-		printf("rxq_start: %s\n", rte_strerror(rte_errno));
-		goto out_stop;
+	if (worker < RTE_MAX_LCORE &&
+			rte_eal_remote_launch(worker_churn, q.mp, worker) != 0) {
+		printf("worker lcore %u: not launched\n", worker);
+		goto out_free;
 	}
-	rxq_rearm(&q); /* the whole ring */
-	for (i = 0; i < NB_POLLS; i++) {
-		rxq_poll(&q, &rx_next, rte_rand_max(MAX_BURST + 1));
-		rxq_rearm(&q);
+	ret = rxq_start(&q);
+	if (ret == 0)
+		ret = rxq_rearm(&q); /* the whole ring */
+	for (i = 0; ret == 0 && i < NB_POLLS; i++) {
+		received += rxq_poll(&q, rte_rand_max(MAX_BURST + 1), NULL);
+		ret = rxq_rearm(&q);
 	}
-	rxq_stop(&q);
-	for (i = 0; i < RXQ_SIZE; i++)
-		rte_pktmbuf_free(q.slot[i]);
-out_stop:
 	__atomic_store_n(&worker_stop, true, __ATOMIC_RELAXED);
 	rte_eal_mp_wait_lcore();
-	if (q.pf == NULL && q.rearm_short == 0 && q.deficit == 0 &&
-			rte_mempool_avail_count(q.mp) == NB_MBUFS) {
-		printf("sheaf_rx_prefill: %u polls, every rearm whole, "
-			"%u mbufs back: OK\n", NB_POLLS, NB_MBUFS);
-		ret = EXIT_SUCCESS;
-	} else {
-		printf("sheaf_rx_prefill: short rearms %" PRIu64
-			", deficit %u, %u of %u mbufs available\n",
-			q.rearm_short, q.deficit,
-			rte_mempool_avail_count(q.mp), NB_MBUFS);
+	printf("phase 1: %u polls, %" PRIu64 " mbufs received, %" PRIu64
+		" rearms short, %" PRIu64 " top-ups short\n", i, received,
+		q.rearm_short, q.topup_short);
+	if (ret != 0)
+		printf("phase 1: %s\n", rte_strerror(-ret));
+	else
+		ok = rxq_rearm_dry(&q);
+	if (q.pf != NULL && rxq_stop(&q) != 0) {
+		printf("rxq_stop: %s\n", rte_strerror(rte_errno));
+		ok = false;
 	}
+	for (i = 0; i < RXQ_SIZE; i++)
+		rte_pktmbuf_free(q.slot[i]);
+	ok = ok && q.rearm_short == 0 &&
+		rte_mempool_avail_count(q.mp) == NB_MBUFS;
+	printf("sheaf_rx_prefill: %" PRIu64 " rearms short, %u of %u mbufs "
+		"back: %s\n", q.rearm_short, rte_mempool_avail_count(q.mp),
+		NB_MBUFS, ok ? "OK" : "FAILED");
 	rte_sheaf_dump(stdout, q.mp);
+out_free:
 	rte_mempool_free(q.mp);
 out:
 	rte_eal_cleanup();
-	return ret;
+	return ok ? EXIT_SUCCESS : EXIT_FAILURE;
 }
