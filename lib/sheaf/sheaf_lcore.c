@@ -425,8 +425,8 @@ sheaf_lcore_get_first(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	 * the cache), not its other checks. A get made later, after any
 	 * call of the lcore, reads the TSC.
 	 */
-	if (lc->dry_refill_calls == sheaf_lcore_dry_calls(lc) &&
-			lc->dry_refill_state == sheaf_pair_state(lc))
+	if (lc->dry_refill_state == sheaf_pair_state(lc) &&
+			lc->dry_refill_calls == sheaf_lcore_dry_calls(lc))
 		dry = sheaf_reclaim_dry_held(lc, n - have);
 	else
 		dry = sheaf_reclaim_dry(sp, lc, n - have, true);

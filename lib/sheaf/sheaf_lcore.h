@@ -219,12 +219,14 @@ sheaf_lcore_dry_calls(const struct sheaf_slot *lc)
 
 /*
  * A slow call of lc's owner: no refill record holds past it
- * (sheaf_lcore_dry_calls()).
+ * (sheaf_lcore_dry_calls()). A pool without DPDK's cache records none:
+ * no store (dcache is on the line the call has read).
  */
 static inline void
 sheaf_lcore_dry_forget(struct sheaf_slot *lc)
 {
-	lc->dry_refill_calls = UINT64_MAX;
+	if (lc->dcache != NULL)
+		lc->dry_refill_calls = UINT64_MAX;
 }
 
 /* Lcore slot lc's sheaf capacity now: its owner's relaxed store, a hint. */

@@ -27,6 +27,8 @@ sheaf_pair_init(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t main,
 	lc->capacity = sp->cfg.capacity;
 	lc->state = sheaf_st_make(main, 0, spare, 0);
 	lc->dstate = SHEAF_NONE << SHEAF_SIZE_BITS;
+	/* No refill record (sheaf_lcore.h). */
+	lc->dry_refill_calls = UINT64_MAX;
 }
 
 uint32_t

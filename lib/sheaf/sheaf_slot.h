@@ -177,8 +177,12 @@ sheaf_slot_enter(struct sheaf_slot *lc)
 	uint64_t b = __atomic_load_n(&lc->busy, __ATOMIC_RELAXED);
 	uint32_t g = sheaf_slot_enter_at(lc, b & SHEAF_BUSY_BITS);
 
-	/* A call out of line: the refill record goes (sheaf_lcore.c). */
-	lc->dry_refill_calls = UINT64_MAX;
+	/*
+	 * A call out of line: the refill record goes (sheaf_lcore.h,
+	 * sheaf_lcore_dry_forget(): none without DPDK's cache).
+	 */
+	if (lc->dcache != NULL)
+		lc->dry_refill_calls = UINT64_MAX;
 	sheaf_slot_fold(lc, b);
 	return g;
 }
