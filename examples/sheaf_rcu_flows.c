@@ -112,8 +112,9 @@ flow_lookup_burst(unsigned int id, const uint64_t *keys, unsigned int n)
 }
 
 /*
- * Shutdown: every flow back before the pool goes. Returns 0, or the
- * first error; on -ETIMEDOUT the pool stays, a reader may hold a flow.
+ * Shutdown: every flow back before the pool goes. Returns 0, or a
+ * negative errno: the barrier's (-ETIMEDOUT: the pool stays, a reader
+ * may hold a flow), else the last refused free's.
  */
 static int
 flows_fini(void)

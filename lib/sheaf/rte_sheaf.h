@@ -391,9 +391,11 @@ struct rte_mempool *rte_sheaf_pktmbuf_pool_create(const char *name,
  *   rte_errno:
  *   - -EINVAL: mp is not a sheaf pool.
  *   - -EBUSY: from a signal handler that interrupted, on its thread, a
- *     call into mp (its inline get, put or deferred free included) or a
- *     call into another sheaf pool that left the inline path: nothing
- *     done, not logged.
+ *     call into mp (its inline get, put or deferred free included), or
+ *     a call into another sheaf pool that holds one of its locks or has
+ *     entered its slow path's brackets: nothing done, not logged. (A
+ *     handler that lands elsewhere in another pool's call, which holds
+ *     no lock there, flushes mp.)
  */
 __rte_experimental
 int rte_sheaf_flush_lcore(struct rte_mempool *mp);
