@@ -130,7 +130,7 @@ rte_sheaf_flush_lcore(struct rte_mempool *mp)
 	 * interrupted an inline call (the fast path) still went ahead,
 	 * leaving its own slot out, and returned 0. As rte_sheaf_flush().
 	 */
-	if (sheaf_call_inside() || sheaf_lcore_inline_below(sheaf_pool_of(mp)))
+	if (sheaf_lcore_call_inside(sheaf_pool_of(mp)))
 		return sheaf_fail(EBUSY);
 	sheaf_call_enter();
 	n = sheaf_flush_self(sheaf_pool_of(mp), &pending);
@@ -145,7 +145,7 @@ rte_sheaf_flush(struct rte_mempool *mp)
 
 	if (sheaf_pool_check(mp) < 0)
 		return -EINVAL;
-	if (sheaf_call_inside() || sheaf_lcore_inline_below(sheaf_pool_of(mp)))
+	if (sheaf_lcore_call_inside(sheaf_pool_of(mp)))
 		return sheaf_fail(EBUSY);
 	sheaf_call_enter();
 	n = sheaf_flush_all(sheaf_pool_of(mp));

@@ -371,7 +371,7 @@ void
 sheaf_lcore_put_slow(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	void * const *objs, unsigned int n)
 {
-	sheaf_lcore_dry_forget(lc);
+	sheaf_slot_dry_forget(lc);
 	sheaf_call_enter();
 	sheaf_lcore_put_in(sp, lc, objs, n);
 	sheaf_call_leave(sp);
@@ -573,7 +573,7 @@ sheaf_lcore_get_slow(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		}
 		return -ENOBUFS;
 	}
-	sheaf_lcore_dry_forget(lc);
+	sheaf_slot_dry_forget(lc);
 	sheaf_call_enter();
 	ret = sheaf_lcore_get_in(sp, lc, objs, n, first);
 	sheaf_call_leave(sp);
@@ -732,7 +732,7 @@ sheaf_pool_put_other(struct sheaf_pool *sp, void * const *objs,
 	 * handler's put (until 2026-12-06 it went unchecked: a double free
 	 * accepted).
 	 */
-	handler = sheaf_call_inside() || sheaf_lcore_inline_below(sp);
+	handler = sheaf_lcore_call_inside(sp);
 	if (!handler && sheaf_lcore_cache_flush_any(sp, objs, n) != NULL) {
 		bad = sheaf_lcore_put_route(sp, objs, n);
 	} else {

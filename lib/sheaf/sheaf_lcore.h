@@ -18,6 +18,7 @@
 #include "sheaf_deferred.h"
 #include "sheaf_pair.h"
 #include "sheaf_pvt.h"
+#include "sheaf_shared.h"
 #include "sheaf_slot.h"
 
 /* Slow paths of the owner, entered (busy) on its slot lc. */
@@ -176,20 +177,21 @@ sheaf_lcore_free_deferred(struct sheaf_pool *sp, void * const *objs,
 }
 
 /*
- * Whether the calling thread's slot of sp is ours and busy: an inline
- * call (the fast path's get, put or deferred free, which count no call
- * depth: sheaf_call_inside() does not see them) runs below, so the
- * caller is a signal handler that interrupted it. Relaxed: the thread's
+ * Before a call's brackets (a public entry into sp): whether the caller
+ * is a signal handler inside a call of its thread. One out of line, or
+ * holding a lock, as sheaf_call_inside() tells; or an inline call into
+ * sp (the fast path's get, put or deferred free, which count no call
+ * depth): the thread's slot of sp ours and busy. Relaxed: the thread's
  * own word (sheaf_slot_hold() reads it so).
  */
 static inline bool
-sheaf_lcore_inline_below(struct sheaf_pool *sp)
+sheaf_lcore_call_inside(struct sheaf_pool *sp)
 {
 	const struct sheaf_slot *lc = sheaf_slot_of(sp);
 
-	return lc != NULL && sheaf_slot_ours(lc) &&
+	return sheaf_call_inside() || (lc != NULL && sheaf_slot_ours(lc) &&
 		(__atomic_load_n(&lc->busy, __ATOMIC_RELAXED) &
-			SHEAF_BUSY_BITS) != 0;
+			SHEAF_BUSY_BITS) != 0);
 }
 
 /*
@@ -198,8 +200,8 @@ sheaf_lcore_inline_below(struct sheaf_pool *sp)
  * between: its failed gets, its deferred frees and the fast counts
  * pending in its busy word (own words, exact). Each call on the fast
  * path adds to one of them (a get or put of no object changes nothing);
- * any other call forgets the record (sheaf_lcore_dry_forget(), and
- * sheaf_slot_enter() at an entry out of line) before it moves anything.
+ * any other call forgets the record (sheaf_slot_dry_forget(): a slow
+ * get or put, an entry out of line) before it moves anything.
  * (A reset of the counters between may bring the sum back: one get then
  * skips its TSC read.)
  * Until 2026-12-06 the record was the pair's state and the failed gets:
@@ -215,18 +217,6 @@ sheaf_lcore_dry_calls(const struct sheaf_slot *lc)
 		sheaf_slot_stat(lc, RTE_SHEAF_STAT_FREE_DEFERRED) +
 		sheaf_busy_count(b, RTE_SHEAF_STAT_ALLOC_FAST) +
 		sheaf_busy_count(b, RTE_SHEAF_STAT_FREE_FAST);
-}
-
-/*
- * A slow call of lc's owner: no refill record holds past it
- * (sheaf_lcore_dry_calls()). A pool without DPDK's cache records none:
- * no store (dcache is on the line the call has read).
- */
-static inline void
-sheaf_lcore_dry_forget(struct sheaf_slot *lc)
-{
-	if (lc->dcache != NULL)
-		lc->dry_refill_calls = UINT64_MAX;
 }
 
 /* Lcore slot lc's sheaf capacity now: its owner's relaxed store, a hint. */

@@ -166,6 +166,19 @@ sheaf_slot_fold(struct sheaf_slot *lc, uint64_t b)
 }
 
 /*
+ * A call of lc's owner other than the fast path's (an entry out of line,
+ * a slow get or put): the record of a refill the dry look failed no
+ * longer holds (sheaf_lcore_dry_calls()). A pool without DPDK's cache
+ * records none: no store (dcache is on the line the call has read).
+ */
+static inline void
+sheaf_slot_dry_forget(struct sheaf_slot *lc)
+{
+	if (lc->dcache != NULL)
+		lc->dry_refill_calls = UINT64_MAX;
+}
+
+/*
  * An entry out of line (sheaf_slot_hold()): as sheaf_slot_enter_at(),
  * the pending fast counts left out of the word stored, then folded into
  * the counters. Leave with sheaf_slot_leave().
@@ -177,12 +190,7 @@ sheaf_slot_enter(struct sheaf_slot *lc)
 	uint64_t b = __atomic_load_n(&lc->busy, __ATOMIC_RELAXED);
 	uint32_t g = sheaf_slot_enter_at(lc, b & SHEAF_BUSY_BITS);
 
-	/*
-	 * A call out of line: the refill record goes (sheaf_lcore.h,
-	 * sheaf_lcore_dry_forget(): none without DPDK's cache).
-	 */
-	if (lc->dcache != NULL)
-		lc->dry_refill_calls = UINT64_MAX;
+	sheaf_slot_dry_forget(lc);
 	sheaf_slot_fold(lc, b);
 	return g;
 }
