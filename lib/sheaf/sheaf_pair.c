@@ -20,8 +20,9 @@ void
 sheaf_pair_init(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t main,
 	uint32_t spare)
 {
-	lc->arena = sp->arena;
-	lc->sheaf_sz = sp->sheaf_sz;
+	lc->objs_base = sp->objs_arena;
+	lc->objs_shift = sp->objs_shift;
+	lc->sheaves = sp->arena;
 	lc->dcache = sp->mp->cache_size == 0 ? NULL :
 		sp->mp->local_cache[lc - sp->slot].objs;
 	lc->capacity = sp->cfg.capacity;
@@ -256,9 +257,9 @@ sheaf_pair_copy_top(const struct sheaf_slot *lc, uint64_t w, void **objs,
 	uint32_t ms = sheaf_st_size(w, SHEAF_MAIN);
 	unsigned int t1 = RTE_MIN(ss, n), t2 = RTE_MIN(ms, n - t1);
 
-	memcpy(objs, &sheaf_pair_sheaf(lc, w, SHEAF_SPARE)->objs[ss - t1],
+	memcpy(objs, &sheaf_pair_objs(lc, w, SHEAF_SPARE)[ss - t1],
 		t1 * sizeof(void *));
-	memcpy(objs + t1, &sheaf_pair_sheaf(lc, w, SHEAF_MAIN)->objs[ms - t2],
+	memcpy(objs + t1, &sheaf_pair_objs(lc, w, SHEAF_MAIN)[ms - t2],
 		t2 * sizeof(void *));
 	*nw = sheaf_st_make(sheaf_st_idx(w, SHEAF_MAIN), ms - t2,
 		sheaf_st_idx(w, SHEAF_SPARE), ss - t1);

@@ -106,8 +106,22 @@ sheaf_pair_commit(struct sheaf_slot *lc, uint64_t w)
 static __rte_always_inline struct sheaf *
 sheaf_pair_sheaf(const struct sheaf_slot *lc, uint64_t w, enum sheaf_which h)
 {
-	return (struct sheaf *)RTE_PTR_ADD(lc->arena,
-		(size_t)sheaf_st_idx(w, h) * lc->sheaf_sz);
+	return &lc->sheaves[sheaf_st_idx(w, h)];
+}
+
+/*
+ * The objects of half h of state w (sheaf_pair_sheaf()'s objs): a
+ * shift of its index from the slot's first line, where the header's
+ * pointer, or a multiply by a header's stride, would add a load or
+ * two cycles to the fast path's chain from the state word to the copy
+ * (against the multiply: local sheaf:0's share of the floor 0.84 ->
+ * 0.87, rx-burst's 0.965 -> 0.98, three interleaved pairs each).
+ */
+static __rte_always_inline void **
+sheaf_pair_objs(const struct sheaf_slot *lc, uint64_t w, enum sheaf_which h)
+{
+	return (void **)RTE_PTR_ADD(lc->objs_base,
+		(size_t)sheaf_st_idx(w, h) << lc->objs_shift);
 }
 
 /*
@@ -148,13 +162,13 @@ static __rte_always_inline void
 sheaf_pair_pop(struct sheaf_slot *lc, uint64_t w, void **objs,
 	unsigned int n)
 {
-	const struct sheaf *m = sheaf_pair_sheaf(lc, w, SHEAF_MAIN);
+	void * const *m = sheaf_pair_objs(lc, w, SHEAF_MAIN);
 	uint32_t ms = sheaf_pair_msize(w) - n;
 
 	if (n == 1)
-		objs[0] = m->objs[ms];
+		objs[0] = m[ms];
 	else
-		sheaf_objs_copy(objs, &m->objs[ms], n);
+		sheaf_objs_copy(objs, &m[ms], n);
 	SHEAF_KILL("pop.copied");
 	/* msize is the low field: no borrow, n <= msize. */
 	sheaf_pair_commit(lc, w - n);
@@ -165,14 +179,14 @@ static __rte_always_inline void
 sheaf_pair_push(struct sheaf_slot *lc, uint64_t w, void * const *objs,
 	unsigned int n)
 {
-	struct sheaf *m = sheaf_pair_sheaf(lc, w, SHEAF_MAIN);
+	void **m = sheaf_pair_objs(lc, w, SHEAF_MAIN);
 	uint32_t ms = sheaf_pair_msize(w);
 
 	/* One object a call (a PMD's tx free): skip the copy loop. */
 	if (n == 1)
-		m->objs[ms] = objs[0];
+		m[ms] = objs[0];
 	else
-		sheaf_objs_copy(&m->objs[ms], objs, n);
+		sheaf_objs_copy(&m[ms], objs, n);
 	SHEAF_KILL("push.copied");
 	sheaf_pair_commit(lc, w + n);
 }
@@ -204,8 +218,7 @@ sheaf_pair_cut_begin(struct sheaf_slot *lc, uint64_t w, enum sheaf_which h,
 	void * const *objs, unsigned int n, uint32_t *tlen, uint32_t left,
 	const char *at)
 {
-	struct sheaf *m = sheaf_pair_sheaf(lc, w, h);
-	void **dst = &m->objs[sheaf_st_size(w, h)];
+	void **dst = &sheaf_pair_objs(lc, w, h)[sheaf_st_size(w, h)];
 
 	sheaf_objs_copy(dst, objs, n);
 	SHEAF_KILL("push_table.copied");
@@ -258,16 +271,16 @@ sheaf_pair_prefetch(const struct sheaf_slot *lc, enum sheaf_which h,
 	bool put)
 {
 	uint64_t w = sheaf_pair_state(lc);
-	const struct sheaf *s = sheaf_pair_sheaf(lc, w, h);
+	void * const *o = sheaf_pair_objs(lc, w, h);
 	uint32_t i, size = sheaf_st_size(w, h), cap = lc->capacity;
 	const unsigned int step = RTE_CACHE_LINE_SIZE / sizeof(void *);
 
 	if (put) {
 		for (i = size; i < cap; i += step)
-			rte_prefetch0_write(&s->objs[i]);
+			rte_prefetch0_write(&o[i]);
 	} else {
 		for (i = size; i > 0; i -= RTE_MIN(i, step))
-			rte_prefetch0(&s->objs[i - 1]);
+			rte_prefetch0(&o[i - 1]);
 	}
 }
 

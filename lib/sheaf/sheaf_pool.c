@@ -193,14 +193,22 @@ sheaf_pool_release(struct sheaf_pool *sp)
 	rte_free(sp->barn);
 	rte_free(sp->depot);
 	rte_free(sp->arena);
+	rte_free(sp->objs_arena);
 	sp->magic = 0;
 	rte_free(sp);
 }
 
-/* The arena and its sheaves: two per slot, then each barn's empties. */
+/*
+ * The arena and its sheaves: two per slot, then each barn's empties.
+ * Their headers in one array, their objects in another, each sheaf's a
+ * power of two of bytes with room for capacity_max (sheaf_pair_objs()).
+ */
 static int
 sheaf_pool_arena(struct sheaf_pool *sp)
 {
+	size_t objs_sz = rte_align64pow2(RTE_MAX(
+		(uint64_t)sp->cfg.capacity_max * sizeof(void *),
+		(uint64_t)RTE_CACHE_LINE_SIZE));
 	uint32_t i;
 
 	sp->nb_sheaves = 2 * RTE_MAX_LCORE +
@@ -209,15 +217,17 @@ sheaf_pool_arena(struct sheaf_pool *sp)
 	RTE_BUILD_BUG_ON(2 * RTE_MAX_LCORE + RTE_MAX_NUMA_NODES *
 		RTE_SHEAF_BARN_MAX >= SHEAF_NONE);
 	RTE_BUILD_BUG_ON(RTE_SHEAF_CAPACITY_MAX > (1u << SHEAF_SIZE_BITS) - 1);
-	sp->sheaf_sz = RTE_ALIGN_CEIL(sizeof(struct sheaf) +
-		sp->cfg.capacity_max * sizeof(void *), RTE_CACHE_LINE_SIZE);
+	sp->objs_shift = rte_bsf64(objs_sz);
 	sp->arena = rte_zmalloc_socket("sheaf_arena",
-		(size_t)sp->nb_sheaves * sp->sheaf_sz, RTE_CACHE_LINE_SIZE,
+		(size_t)sp->nb_sheaves * sizeof(*sp->arena),
+		RTE_CACHE_LINE_SIZE, sp->mp->socket_id);
+	sp->objs_arena = rte_zmalloc_socket("sheaf_arena_objs",
+		(size_t)sp->nb_sheaves * objs_sz, RTE_CACHE_LINE_SIZE,
 		sp->mp->socket_id);
-	if (sp->arena == NULL)
+	if (sp->arena == NULL || sp->objs_arena == NULL)
 		return -ENOMEM;
 	if (!sheaf_lend_addr_ok(sp->arena,
-			(size_t)sp->nb_sheaves * sp->sheaf_sz)) {
+			(size_t)sp->nb_sheaves * sizeof(*sp->arena))) {
 		SHEAF_LOG(ERR, "pool %s: sheaves at %p, above the 2^48 bytes a prefill handle can address",
 			sp->mp->name, sp->arena);
 		return -ENOTSUP;
@@ -226,6 +236,8 @@ sheaf_pool_arena(struct sheaf_pool *sp)
 		sheaf_at(sp, i)->capacity = sp->cfg.capacity_max;
 		sheaf_at(sp, i)->idx = i;
 		sheaf_at(sp, i)->pool = sp;
+		sheaf_at(sp, i)->objs = RTE_PTR_ADD(sp->objs_arena,
+			(size_t)i << sp->objs_shift);
 	}
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		unsigned int socket = rte_lcore_to_socket_id(i);
@@ -301,7 +313,8 @@ sheaf_pool_alloc(struct rte_mempool *mp)
 	if (ret == -ENOTSUP) /* logged */
 		goto fail_release;
 	ret = -ENOMEM;
-	if (sp->arena == NULL || sheaf_depot_init(sp) < 0 ||
+	if (sp->arena == NULL || sp->objs_arena == NULL ||
+			sheaf_depot_init(sp) < 0 ||
 			sheaf_barn_init(sp, 2 * RTE_MAX_LCORE) < 0 ||
 			(sp->cfg.qsbr != NULL &&
 				sheaf_deferred_attach(sp, sp->cfg.qsbr) < 0))

@@ -508,6 +508,7 @@ sheaf_prefill_new(const struct sheaf_prefill_ctx *c, unsigned int n)
 	s->idx = SHEAF_NONE;
 	s->flags = SHEAF_F_MALLOC;
 	s->pool = sp;
+	s->objs = (void **)(s + 1);
 	if (!sheaf_lend_addr_ok(s, sizeof(*s) + (size_t)cap * sizeof(void *))) {
 		SHEAF_LOG(ERR, "pool %s: a sheaf at %p, above the 2^48 bytes a prefill handle can address",
 			sp->mp->name, (void *)s);

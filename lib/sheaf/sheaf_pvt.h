@@ -124,8 +124,13 @@ struct sheaf {
 	 */
 	uint32_t loading;
 	uint32_t load_from;
-	void *objs[];
-};
+	/*
+	 * The objects' array, capacity long; fixed at creation: an arena
+	 * sheaf's in the pool's array of them (a power of two of bytes
+	 * apart, sheaf_pool_arena()), an oversize one's after its header.
+	 */
+	void **objs;
+} __rte_cache_aligned;
 
 /*
  * The undo journal of a lock (sheaf_tx.h): the address and old value of
@@ -264,7 +269,8 @@ struct sheaf_slot {
 	uint64_t state;
 	/* Incarnation of the owning process, 0 while unclaimed; CAS. */
 	uint64_t owner;
-	void *arena;           /* the pool's arena; fixed */
+	/* The arena sheaves' object arrays (struct sheaf_pool); fixed */
+	void *objs_base;
 	/*
 	 * SHEAF_BUSY_CALL while the owner's thread is inside a call,
 	 * SHEAF_BUSY_HEIR while a thief empties the slot it inherited;
@@ -281,7 +287,7 @@ struct sheaf_slot {
 	 * relaxed stores; readers elsewhere load it relaxed. */
 	uint32_t capacity;
 	uint32_t barn;         /* index of the home barn; fixed */
-	uint32_t sheaf_sz;     /* bytes per arena sheaf; fixed */
+	uint32_t objs_shift;   /* log2 of their bytes apart; fixed */
 	/*
 	 * The objects of DPDK's mempool cache of this slot's lcore id, NULL
 	 * when the pool has none; fixed. A put of that table is a flush of
@@ -395,6 +401,8 @@ struct sheaf_slot {
 	 * Relaxed, a hint (sheaf_slot_stuck()).
 	 */
 	uint64_t inside_ns;
+	/* The pool's arena sheaves (their objects: objs_base); fixed */
+	struct sheaf *sheaves;
 } __rte_cache_aligned;
 
 /* Indexes of struct sheaf_slot::look_after. */
@@ -480,8 +488,14 @@ struct sheaf_pool {
 	struct sheaf_tunables tun;
 	uint32_t nb_nodes;         /* barns and depots: one per socket */
 	uint32_t nb_sheaves;       /* sheaves in the arena */
-	size_t sheaf_sz;           /* bytes per arena sheaf */
-	void *arena;               /* all sheaves, one allocation */
+	struct sheaf *arena;       /* [nb_sheaves], the sheaves' headers */
+	/*
+	 * Their object arrays, one allocation, 1 << objs_shift bytes each
+	 * (room for capacity_max, a power of two: the fast path finds a
+	 * sheaf's by a shift, sheaf_pair_objs())
+	 */
+	void *objs_arena;
+	uint32_t objs_shift;
 	struct sheaf_barn *barn;   /* [nb_nodes] */
 	struct sheaf_depot *depot; /* [nb_nodes] */
 
@@ -571,7 +585,7 @@ sheaf_pool_found(const struct rte_mempool *mp)
 static inline struct sheaf *
 sheaf_at(const struct sheaf_pool *sp, uint32_t i)
 {
-	return (struct sheaf *)RTE_PTR_ADD(sp->arena, (size_t)i * sp->sheaf_sz);
+	return &sp->arena[i];
 }
 
 /* The home barn and depot of the calling thread: its socket's. */
