@@ -260,7 +260,7 @@ static void
 sheaf_rcu_slot_append(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	uint32_t ds, void * const *objs, unsigned int t)
 {
-	memcpy(&sheaf_at(sp, sheaf_ds_idx(ds))->objs[sheaf_ds_size(ds)], objs,
+	memcpy(&sheaf_objs_at(sp, sheaf_ds_idx(ds))[sheaf_ds_size(ds)], objs,
 		t * sizeof(void *));
 	SHEAF_KILL("defer.copy");
 	/*

@@ -22,7 +22,6 @@ sheaf_pair_init(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t main,
 {
 	lc->objs_base = sp->objs_arena;
 	lc->objs_shift = sp->objs_shift;
-	lc->sheaves = sp->arena;
 	lc->dcache = sp->mp->cache_size == 0 ? NULL :
 		sp->mp->local_cache[lc - sp->slot].objs;
 	lc->capacity = sp->cfg.capacity;
@@ -149,7 +148,7 @@ sheaf_pair_refill(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t d)
 {
 	unsigned int got, total = 0;
 	struct sheaf_tx tx;
-	struct sheaf *m;
+	void **m;
 	uint32_t ms;
 	uint64_t w;
 
@@ -162,9 +161,9 @@ sheaf_pair_refill(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t d)
 				sheaf_depot_nb_free(sp, d) == 0 ||
 				sheaf_depot_begin(&tx, sp, d, SHEAF_TX_refill, false) < 0)
 			return total;
-		m = sheaf_pair_sheaf(lc, w, SHEAF_MAIN);
+		m = sheaf_pair_objs(lc, w, SHEAF_MAIN);
 		/* Into main beyond its count: invisible until the commit. */
-		got = sheaf_depot_take(&tx, d, &m->objs[ms],
+		got = sheaf_depot_take(&tx, d, &m[ms],
 			RTE_MIN(sheaf_pair_room(lc, ms), (uint32_t)SHEAF_TX_OBJS),
 			lc);
 		if (got != 0)
@@ -188,7 +187,7 @@ sheaf_pair_flush_some(struct sheaf_pool *sp, struct sheaf_slot *lc,
 	enum sheaf_which h, unsigned int limit, unsigned int *bad)
 {
 	unsigned int n, run, refused, total = 0;
-	const struct sheaf *s;
+	void * const *s;
 	struct sheaf_tx tx;
 	uint32_t d;
 	uint64_t w;
@@ -198,21 +197,21 @@ sheaf_pair_flush_some(struct sheaf_pool *sp, struct sheaf_slot *lc,
 		n = sheaf_st_size(w, h);
 		if (n == 0 || total >= limit)
 			return total;
-		s = sheaf_pair_sheaf(lc, w, h);
+		s = sheaf_pair_objs(lc, w, h);
 		/* A run's top part is a run of the same depot. */
-		run = RTE_MIN(sheaf_slab_depot_run(sp, s->objs, n, &d),
+		run = RTE_MIN(sheaf_slab_depot_run(sp, s, n, &d),
 			limit - total);
 		w = sheaf_st_set(w, h, sheaf_st_idx(w, h), n - run);
 		if (d == SHEAF_SLAB_NONE) {
 			/* No objects of the pool: dropped, counted. */
-			sheaf_slab_log_foreign(sp, &s->objs[n - run], run);
+			sheaf_slab_log_foreign(sp, &s[n - run], run);
 			*bad += run;
 			sheaf_pair_commit(lc, w);
 			continue;
 		}
 		if (sheaf_depot_begin(&tx, sp, d, SHEAF_TX_flush, false) < 0)
 			return total;
-		refused = sheaf_depot_put(&tx, d, &s->objs[n - run], run);
+		refused = sheaf_depot_put(&tx, d, &s[n - run], run);
 		sheaf_tx_store64(&tx, &lc->state, w);
 		sheaf_tx_end(&tx);
 		*bad += refused;
@@ -289,7 +288,7 @@ sheaf_pair_give_back(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t b,
 		return 0;
 	}
 	/* Beyond the popped sheaf's size: its push below commits them. */
-	n = sheaf_pair_copy_top(lc, w, sheaf_at(sp, i)->objs, n, &nw);
+	n = sheaf_pair_copy_top(lc, w, sheaf_objs_at(sp, i), n, &nw);
 	SHEAF_KILL("give.copied");
 	sheaf_barn_push_full(&tx, b, i, n);
 	sheaf_tx_store64(&tx, &lc->state, nw);
@@ -353,7 +352,7 @@ sheaf_pair_lend(struct sheaf_pool *sp, struct sheaf_slot *lc, uint32_t b,
 		return NULL;
 	e = sheaf_barn_pop_empty(&tx, b);
 	if (e != SHEAF_NONE) {
-		s = sheaf_pair_sheaf(lc, w, h);
+		s = sheaf_at(sp, sheaf_st_idx(w, h));
 		sheaf_tx_store32(&tx, &s->size, sheaf_st_size(w, h));
 		sheaf_lend_hold(&tx, s);
 		sheaf_tx_store64(&tx, &lc->state, sheaf_st_set(w, h, e, 0));

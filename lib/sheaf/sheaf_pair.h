@@ -102,16 +102,9 @@ sheaf_pair_commit(struct sheaf_slot *lc, uint64_t w)
 	__atomic_store_n(&lc->state, w, __ATOMIC_RELAXED);
 }
 
-/* The sheaf of half h of state w. */
-static __rte_always_inline struct sheaf *
-sheaf_pair_sheaf(const struct sheaf_slot *lc, uint64_t w, enum sheaf_which h)
-{
-	return &lc->sheaves[sheaf_st_idx(w, h)];
-}
-
 /*
- * The objects of half h of state w (sheaf_pair_sheaf()'s objs): a
- * shift of its index from the slot's first line, where the header's
+ * The objects of half h of state w (its sheaf's objs, sheaf_objs_at()):
+ * a shift of its index from the slot's first line, where the header's
  * pointer, or a multiply by a header's stride, would add a load or
  * two cycles to the fast path's chain from the state word to the copy
  * (against the multiply: local sheaf:0's share of the floor 0.84 ->

@@ -75,7 +75,8 @@ sheaf_default_capacity_max(const struct rte_mempool *mp, uint32_t cap)
  * hold the whole pool, as a ring driver's ring does: lcores that free more
  * than they allocate (a pipeline's consumer) then trade sheaves instead of
  * flushing them to the slabs. Costs one sheaf header and 8 bytes per
- * object, like the ring.
+ * object (a capacity_max that is a power of two; its array rounds up
+ * to one), like the ring.
  */
 static uint32_t
 sheaf_default_barn(const struct rte_mempool *mp, uint32_t capacity)
@@ -218,12 +219,13 @@ sheaf_pool_arena(struct sheaf_pool *sp)
 		RTE_SHEAF_BARN_MAX >= SHEAF_NONE);
 	RTE_BUILD_BUG_ON(RTE_SHEAF_CAPACITY_MAX > (1u << SHEAF_SIZE_BITS) - 1);
 	sp->objs_shift = rte_bsf64(objs_sz);
+	/* Line pairs (sheaf_pool_layout_check()). */
 	sp->arena = rte_zmalloc_socket("sheaf_arena",
 		(size_t)sp->nb_sheaves * sizeof(*sp->arena),
-		RTE_CACHE_LINE_SIZE, sp->mp->socket_id);
+		RTE_MAX(128, RTE_CACHE_LINE_SIZE), sp->mp->socket_id);
 	sp->objs_arena = rte_zmalloc_socket("sheaf_arena_objs",
-		(size_t)sp->nb_sheaves * objs_sz, RTE_CACHE_LINE_SIZE,
-		sp->mp->socket_id);
+		(size_t)sp->nb_sheaves * objs_sz,
+		RTE_MAX(128, RTE_CACHE_LINE_SIZE), sp->mp->socket_id);
 	if (sp->arena == NULL || sp->objs_arena == NULL)
 		return -ENOMEM;
 	if (!sheaf_lend_addr_ok(sp->arena,
@@ -236,8 +238,7 @@ sheaf_pool_arena(struct sheaf_pool *sp)
 		sheaf_at(sp, i)->capacity = sp->cfg.capacity_max;
 		sheaf_at(sp, i)->idx = i;
 		sheaf_at(sp, i)->pool = sp;
-		sheaf_at(sp, i)->objs = RTE_PTR_ADD(sp->objs_arena,
-			(size_t)i << sp->objs_shift);
+		sheaf_at(sp, i)->objs = sheaf_objs_at(sp, i);
 	}
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		unsigned int socket = rte_lcore_to_socket_id(i);
@@ -265,6 +266,9 @@ sheaf_pool_layout_check(void)
 	 * three interleaved pairs).
 	 */
 	RTE_BUILD_BUG_ON(sizeof(struct sheaf_slot) % 128 != 0);
+	/* A sheaf's count, capacity and objects' address on one line. */
+	RTE_BUILD_BUG_ON(offsetof(struct sheaf, objs) + sizeof(void **) >
+		RTE_CACHE_LINE_MIN_SIZE);
 	/* A fast call adds at most a sheaf's count to a field short of
 	 * full (sheaf_pvt.h). */
 	RTE_BUILD_BUG_ON(SHEAF_SIZE_BITS >= 30);

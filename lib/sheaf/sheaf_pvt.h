@@ -111,8 +111,6 @@ struct sheaf {
 	 * after its CAS of holder; a recoverer leaves it.
 	 */
 	uint64_t lent_by;
-	/* Oversize sheaves: the next on the pool's list; barn 0's lock. */
-	struct sheaf *next;
 	/*
 	 * Prefill's load record (sheaf_prefill.c): while a borrowed
 	 * sheaf's size is load_from, loading objects beyond it have left
@@ -130,6 +128,8 @@ struct sheaf {
 	 * apart, sheaf_pool_arena()), an oversize one's after its header.
 	 */
 	void **objs;
+	/* Oversize sheaves: the next on the pool's list; barn 0's lock. */
+	struct sheaf *next;
 } __rte_cache_aligned;
 
 /*
@@ -401,8 +401,6 @@ struct sheaf_slot {
 	 * Relaxed, a hint (sheaf_slot_stuck()).
 	 */
 	uint64_t inside_ns;
-	/* The pool's arena sheaves (their objects: objs_base); fixed */
-	struct sheaf *sheaves;
 } __rte_cache_aligned;
 
 /* Indexes of struct sheaf_slot::look_after. */
@@ -586,6 +584,14 @@ static inline struct sheaf *
 sheaf_at(const struct sheaf_pool *sp, uint32_t i)
 {
 	return &sp->arena[i];
+}
+
+/* The objects of arena sheaf number i (sheaf_at(sp, i)->objs). */
+static inline void **
+sheaf_objs_at(const struct sheaf_pool *sp, uint32_t i)
+{
+	return (void **)RTE_PTR_ADD(sp->objs_arena,
+		(size_t)i << sp->objs_shift);
 }
 
 /* The home barn and depot of the calling thread: its socket's. */
