@@ -107,8 +107,9 @@ sheaf_pair_commit(struct sheaf_slot *lc, uint64_t w)
  * a shift of its index from the slot's first line, where the header's
  * pointer, or a multiply by a header's stride, would add a load or
  * two cycles to the fast path's chain from the state word to the copy
- * (against the multiply: local sheaf:0's share of the floor 0.84 ->
- * 0.87, rx-burst's 0.965 -> 0.98, three interleaved pairs each).
+ * (against the multiply, medians of six interleaved pairs, sheaf:0 to
+ * ring_mp_mc:256: local 0.814 -> 0.821, rx-burst 0.937 -> 0.946, mbuf
+ * 0.960 -> 0.964: small, and every scenario's fast path has it).
  */
 static __rte_always_inline void **
 sheaf_pair_objs(const struct sheaf_slot *lc, uint64_t w, enum sheaf_which h)
