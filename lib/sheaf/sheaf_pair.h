@@ -105,11 +105,12 @@ sheaf_pair_commit(struct sheaf_slot *lc, uint64_t w)
 /*
  * The objects of half h of state w (its sheaf's objs, sheaf_objs_at()):
  * a shift of its index from the slot's first line, where the header's
- * pointer, or a multiply by a header's stride, would add a load or
- * two cycles to the fast path's chain from the state word to the copy
+ * pointer would add a load, and the multiply by the old stride of
+ * header and objects together (64 + 8 x capacity_max) added two
+ * cycles, to the fast path's chain from the state word to the copy
  * (against the multiply, medians of six interleaved pairs, sheaf:0 to
  * ring_mp_mc:256: local 0.814 -> 0.821, rx-burst 0.937 -> 0.946, mbuf
- * 0.960 -> 0.964: small, and every scenario's fast path has it).
+ * 0.960 -> 0.964: 0.4 to 1%).
  */
 static __rte_always_inline void **
 sheaf_pair_objs(const struct sheaf_slot *lc, uint64_t w, enum sheaf_which h)

@@ -75,8 +75,8 @@ sheaf_default_capacity_max(const struct rte_mempool *mp, uint32_t cap)
  * hold the whole pool, as a ring driver's ring does: lcores that free more
  * than they allocate (a pipeline's consumer) then trade sheaves instead of
  * flushing them to the slabs. Costs one sheaf header and 8 bytes per
- * object (a capacity_max that is a power of two; its array rounds up
- * to one), like the ring.
+ * object at a fixed capacity, like the ring (for a capacity_max that is
+ * a power of two; otherwise its array rounds up to one).
  */
 static uint32_t
 sheaf_default_barn(const struct rte_mempool *mp, uint32_t capacity)
@@ -266,6 +266,8 @@ sheaf_pool_layout_check(void)
 	 * three interleaved pairs).
 	 */
 	RTE_BUILD_BUG_ON(sizeof(struct sheaf_slot) % 128 != 0);
+	/* Headers in line pairs, as guide.md's memory figures count. */
+	RTE_BUILD_BUG_ON(sizeof(struct sheaf) != 128);
 	/* A sheaf's count, capacity and objects' address on one line. */
 	RTE_BUILD_BUG_ON(offsetof(struct sheaf, objs) + sizeof(void **) >
 		RTE_CACHE_LINE_MIN_SIZE);

@@ -287,7 +287,8 @@ struct sheaf_slot {
 	 * relaxed stores; readers elsewhere load it relaxed. */
 	uint32_t capacity;
 	uint32_t barn;         /* index of the home barn; fixed */
-	uint32_t objs_shift;   /* log2 of their bytes apart; fixed */
+	/* log2 of the bytes between two arena sheaves' object arrays */
+	uint32_t objs_shift;
 	/*
 	 * The objects of DPDK's mempool cache of this slot's lcore id, NULL
 	 * when the pool has none; fixed. A put of that table is a flush of
