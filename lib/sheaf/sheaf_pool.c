@@ -203,6 +203,7 @@ sheaf_pool_release(struct sheaf_pool *sp)
  * The arena and its sheaves: two per slot, then each barn's empties.
  * Their headers in one array, their objects in another, each sheaf's a
  * power of two of bytes with room for capacity_max (sheaf_pair_objs()).
+ * 0, -ENOMEM, or -ENOTSUP (logged).
  */
 static int
 sheaf_pool_arena(struct sheaf_pool *sp)
@@ -318,13 +319,13 @@ sheaf_pool_alloc(struct rte_mempool *mp)
 	ret = sheaf_pool_arena(sp);
 	if (ret == -ENOTSUP) /* logged */
 		goto fail_release;
-	ret = -ENOMEM;
-	if (sp->arena == NULL || sp->objs_arena == NULL ||
-			sheaf_depot_init(sp) < 0 ||
+	if (ret < 0 || sheaf_depot_init(sp) < 0 ||
 			sheaf_barn_init(sp, 2 * RTE_MAX_LCORE) < 0 ||
 			(sp->cfg.qsbr != NULL &&
-				sheaf_deferred_attach(sp, sp->cfg.qsbr) < 0))
+				sheaf_deferred_attach(sp, sp->cfg.qsbr) < 0)) {
+		ret = -ENOMEM;
 		goto fail_free;
+	}
 	/* Where taking from idle lcores is possible: registered here, at
 	 * first use, not at load. */
 	sheaf_proc_mb_register();
